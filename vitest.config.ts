@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests spawn real upstream processes; two cores do not like many at once.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
