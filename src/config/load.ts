@@ -1,0 +1,80 @@
+// Config file -> validated, defaulted, frozen Config. The steps, in order: parse the text; replace
+// ${VAR} in string values (interpolate.ts); rewrite other clients' aliases (aliases.ts); apply
+// PORT/HOST/REDIS_URL and --host/--port (overrides.ts); validate and default (schema.ts). Every
+// step reports problems instead of stopping at the first, so one run shows everything to fix.
+import { readFile } from 'node:fs/promises';
+import { normaliseServerAliases } from './aliases.js';
+import { ConfigError, type ConfigProblem } from './errors.js';
+import { deepFreeze } from './freeze.js';
+import { interpolateTree } from './interpolate.js';
+import { problemsFromIssues } from './issues.js';
+import { formatKeyPath, isPlainObject, type PathProblem } from './key-path.js';
+import { applyOverrides, type ConfigOverrides } from './overrides.js';
+import { formatOfFile, parseText, type ConfigFormat } from './parse-text.js';
+import { configSchema, type Config } from './schema.js';
+
+export { ConfigError, type ConfigProblem } from './errors.js';
+export type { ConfigOverrides } from './overrides.js';
+export type { ConfigFormat } from './parse-text.js';
+
+/** Reads and validates a config file; throws ConfigError naming the file on any problem. */
+export async function loadConfig(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([{ path: '', message: `cannot read config file ${file}: ${reason}` }]);
+  }
+  try {
+    return parseConfigText(text, formatOfFile(file), env, overrides);
+  } catch (error) {
+    throw error instanceof ConfigError ? error.withSource(file) : error;
+  }
+}
+
+/** The pure core of loadConfig: no file system, the environment passed in. */
+export function parseConfigText(
+  text: string,
+  format: ConfigFormat,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): Config {
+  const parsed = parseText(text, format);
+  if (!parsed.ok) throw new ConfigError([toConfigProblem(parsed.problem)]);
+  // An empty (or comments-only) YAML file is an empty config: every section has defaults.
+  const root = parsed.tree ?? {};
+  if (!isPlainObject(root)) {
+    throw new ConfigError([{ path: '', message: 'expected a mapping of sections (server, mcpServers, ...) at the top level' }]);
+  }
+
+  const interpolated = interpolateTree(root, env);
+  const aliased = normaliseServerAliases(interpolated.tree);
+  const { tree, sources } = applyOverrides(aliased.tree, env, overrides);
+  const result = configSchema.safeParse(tree);
+
+  // A value whose variable was unset, or a server whose `type` was wrong, is reported once, by the
+  // step that knows why; the schema would only add a vaguer second line about the same key.
+  const alreadyReported = new Set(
+    [...interpolated.problems.map((problem) => problem.path), ...aliased.reportedServers].map(formatKeyPath),
+  );
+  const schemaProblems = result.success
+    ? []
+    : problemsFromIssues(result.error.issues, tree).filter((problem) => !alreadyReported.has(formatKeyPath(problem.path)));
+
+  const problems = [...interpolated.problems, ...aliased.problems, ...schemaProblems].map((problem) => {
+    const formatted = toConfigProblem(problem);
+    const source = sources.get(formatted.path);
+    return source === undefined ? formatted : { ...formatted, message: `${formatted.message} (from ${source})` };
+  });
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return deepFreeze(result.data);
+}
+
+function toConfigProblem({ path, message }: PathProblem): ConfigProblem {
+  return { path: formatKeyPath(path), message };
+}

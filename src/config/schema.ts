@@ -1,0 +1,235 @@
+// The config file's shape: this schema *is* the contract's "Config file" section, checked once at
+// load time. Defaults live here so that the rest of the code reads a complete, frozen object.
+// The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
+// of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
+import { z } from 'zod';
+
+const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+// A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
+const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
+const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+// Numbers and booleans may arrive as strings: `port: "${PORT}"` is the only way to interpolate a
+// number in JSON, and in YAML the user should not have to know whether a quoted scalar is a string.
+// Only clean literals convert ("8080", "true"), and only where the schema wants a number or a
+// boolean, so a header value such as "2" stays a string. Anything else fails as the wrong type.
+function numberFromString(value: unknown): unknown {
+  return typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : value;
+}
+function booleanFromString(value: unknown): unknown {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}
+const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess(numberFromString, schema);
+const lenientBoolean = () => z.preprocess(booleanFromString, z.boolean());
+
+const stringMap = z.record(z.string(), z.string());
+
+const upstreamCommon = {
+  prefix: z.string().regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -').optional(),
+  timeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).default(60_000),
+  isolation: z.enum(['shared', 'session']).default('shared'),
+  enabled: lenientBoolean().default(true),
+};
+
+const stdioServer = z
+  .object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: stringMap.default({}),
+    cwd: z.string().min(1).optional(),
+    ...upstreamCommon,
+  })
+  .strict();
+
+const httpServer = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    headers: stringMap.default({}),
+    transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
+    ...upstreamCommon,
+  })
+  .strict();
+
+export type StdioUpstreamConfig = z.output<typeof stdioServer>;
+export type HttpUpstreamConfig = z.output<typeof httpServer>;
+
+const STDIO_ONLY_KEYS = new Set(['command', 'args', 'env', 'cwd']);
+const HTTP_ONLY_KEYS = new Set(['url', 'headers', 'transport']);
+
+// The kind of a server is decided by which key it has ("command" or "url"), not by trying both
+// shapes: a plain union would answer `{command: 5}` with "matches neither", where the user needs
+// "command: expected string".
+const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig | HttpUpstreamConfig => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: 'expected a server: an object with "command" (stdio) or "url" (HTTP)' });
+    return z.NEVER;
+  }
+  const hasCommand = 'command' in value;
+  const hasUrl = 'url' in value;
+  if (hasCommand === hasUrl) {
+    ctx.addIssue({
+      code: 'custom',
+      message: hasCommand
+        ? 'a server has either "command" (stdio) or "url" (HTTP), not both'
+        : 'a server needs either "command" (stdio) or "url" (HTTP)',
+    });
+    return z.NEVER;
+  }
+  const result = hasCommand ? stdioServer.safeParse(value) : httpServer.safeParse(value);
+  if (result.success) return result.data;
+  const otherKindKeys = hasCommand ? HTTP_ONLY_KEYS : STDIO_ONLY_KEYS;
+  for (const issue of result.error.issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      ctx.addIssue({ ...issue });
+      continue;
+    }
+    // A key of the other kind of server is a mistake worth naming as such.
+    const unknown = issue.keys.filter((key) => !otherKindKeys.has(key));
+    for (const key of issue.keys.filter((key) => otherKindKeys.has(key))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...issue.path, key],
+        message: hasCommand
+          ? 'only HTTP servers ("url") take this key; this one is a stdio server ("command")'
+          : 'only stdio servers ("command") take this key; this one is an HTTP server ("url")',
+      });
+    }
+    if (unknown.length > 0) ctx.addIssue({ ...issue, keys: unknown });
+  }
+  return z.NEVER;
+});
+
+const serverSection = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: lenientNumber(z.number().int().min(0).max(65_535)).default(8080),
+    path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"').default('/mcp'),
+    publicUrl: z.url({ error: 'must be a URL' }).optional(),
+    allowedOrigins: z.array(z.string().min(1)).optional(),
+    maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024),
+    shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25),
+  })
+  .strict()
+  .transform((server) => ({ ...server, publicUrl: server.publicUrl ?? defaultPublicUrl(server) }));
+
+function defaultPublicUrl({ host, port, path }: { host: string; port: number; path: string }): string {
+  const hostInUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${hostInUrl}:${port}${path}`;
+}
+
+const sessionsSection = z
+  .object({
+    store: z.enum(['memory', 'redis']).optional(),
+    // An empty string (from `${REDIS_URL:-}`) means "not set".
+    redisUrl: z
+      .string()
+      .optional()
+      .transform((value) => (value === '' ? undefined : value))
+      .pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+    idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600),
+  })
+  .strict()
+  .superRefine((sessions, ctx) => {
+    if (sessions.store === 'redis' && sessions.redisUrl === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redisUrl'],
+        message: 'required when sessions.store is "redis" (set it, or REDIS_URL)',
+      });
+    }
+  })
+  // Setting a Redis URL is how a user asks for Redis; an explicit store still wins.
+  .transform((sessions) => ({ ...sessions, store: sessions.store ?? (sessions.redisUrl ? 'redis' : 'memory') }));
+
+const namespaceSection = z
+  .object({
+    separator: z.string().regex(/^[A-Za-z0-9_-]{1,4}$/, 'must be 1 to 4 of A-Z a-z 0-9 _ -').default('__'),
+  })
+  .strict();
+
+const authSection = z
+  .object({
+    issuer: z.string().min(1),
+    audience: z.string().min(1).optional(),
+    jwksUri: z.url({ error: 'must be a URL' }),
+    requiredScopes: z.array(z.string().min(1)).default([]),
+    authorizationServers: z.array(z.url({ error: 'must be a URL' })).optional(),
+    clockToleranceSeconds: lenientNumber(z.number().int().min(0).max(300)).default(30),
+  })
+  .strict();
+
+const claimValue = z.union([z.string(), z.number(), z.boolean()]);
+const policyRule = z
+  .object({
+    when: z
+      .object({
+        sub: z.string().optional(),
+        scopes: z.array(z.string()).optional(),
+        claims: z.record(z.string(), z.union([claimValue, z.array(claimValue)])).optional(),
+      })
+      .strict()
+      .default({}),
+    allow: z.array(z.string().min(1)).default([]),
+    deny: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+const policySection = z
+  .object({
+    default: z.enum(['allow', 'deny']).default('allow'),
+    rules: z.array(policyRule).default([]),
+  })
+  .strict();
+
+const limitsSection = z
+  .object({
+    requestsPerMinute: lenientNumber(z.number().int().positive()).optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: serverSection.default(() => serverSection.parse({})),
+    sessions: sessionsSection.default(() => sessionsSection.parse({})),
+    namespace: namespaceSection.default(() => namespaceSection.parse({})),
+    mcpServers: z
+      .record(z.string().regex(SERVER_NAME, 'a server name must match [a-z0-9][a-z0-9-]{0,31}'), upstreamServer)
+      .default({}),
+    auth: authSection.optional(),
+    policy: policySection.optional(),
+    limits: limitsSection.default({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    // Two enabled servers with one prefix would expose each other's tools under the same names.
+    // A disabled server exposes nothing, so it may share a prefix (an alternative kept in the file).
+    const ownerOfPrefix = new Map<string, string>();
+    for (const [name, server] of Object.entries(config.mcpServers)) {
+      if (!server.enabled) continue;
+      const prefix = server.prefix ?? name;
+      if (prefix === '') continue;
+      const owner = ownerOfPrefix.get(prefix);
+      if (owner === undefined) {
+        ownerOfPrefix.set(prefix, name);
+        continue;
+      }
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mcpServers', name, 'prefix'],
+        message: `servers "${owner}" and "${name}" both expose the prefix "${prefix}"; give one a different prefix`,
+      });
+    }
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;
+export type UpstreamConfig = Config['mcpServers'][string];
+export type AuthConfig = z.output<typeof authSection>;
+export type PolicyConfig = z.output<typeof policySection>;
+export type PolicyRule = z.output<typeof policyRule>;
+
+export function isStdioUpstream(upstream: UpstreamConfig): upstream is StdioUpstreamConfig {
+  return 'command' in upstream;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/load.js';
+import { problemAt, problemsOf } from './config-test-helpers.js';
+
+describe('config problems name the key path', () => {
+  it('names an unknown top-level key', () => {
+    expect(problemAt(problemsOf('servers: {}\n'), 'servers')).toBe('unknown key');
+  });
+
+  it('names an unknown key inside a section', () => {
+    expect(problemAt(problemsOf('server:\n  prot: 8080\n'), 'server.prot')).toBe('unknown key');
+  });
+
+  it('names an unknown key inside a server', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  a: {command: x, argv: [y]}\n'), 'mcpServers.a.argv')).toBe('unknown key');
+  });
+
+  it('names a value of the wrong type', () => {
+    expect(problemAt(problemsOf('server:\n  port: eighty\n'), 'server.port')).toBe('expected number, received string');
+  });
+
+  it('names a number out of range', () => {
+    expect(problemAt(problemsOf('server:\n  port: 70000\n'), 'server.port')).toMatch(/65535/);
+  });
+
+  it('names a server url that is not http(s)', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  search: {url: "ftp://a.example"}\n'), 'mcpServers.search.url')).toBe(
+      'must be an http(s) URL',
+    );
+  });
+
+  it('names the command of a stdio server when it is not a string', () => {
+    expect(problemsOf('mcpServers:\n  x: {command: 5}\n')).toEqual([
+      { path: 'mcpServers.x.command', message: 'expected string, received number' },
+    ]);
+  });
+
+  it('says a server needs a command or a url when it has neither', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  x: {args: [a]}\n'), 'mcpServers.x')).toBe(
+      'a server needs either "command" (stdio) or "url" (HTTP)',
+    );
+  });
+
+  it('says a server cannot have both a command and a url', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  x: {command: a, url: "https://a.example"}\n'), 'mcpServers.x')).toMatch(/not both/);
+  });
+
+  it('says which kind of server takes a key used on the other kind', () => {
+    const problems = problemsOf('mcpServers:\n  x: {command: a, headers: {A: b}}\n');
+    expect(problemAt(problems, 'mcpServers.x.headers')).toMatch(/only HTTP servers/);
+  });
+
+  it('names a server name that is not allowed', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  My_Server: {command: a}\n'), 'mcpServers.My_Server')).toMatch(
+      /\[a-z0-9\]\[a-z0-9-\]\{0,31\}/,
+    );
+  });
+
+  it('says "required" for a missing key', () => {
+    expect(problemAt(problemsOf('auth:\n  jwksUri: https://idp.example/jwks\n'), 'auth.issuer')).toBe('required');
+  });
+
+  it('names array elements by index', () => {
+    expect(problemAt(problemsOf('policy:\n  rules:\n    - allow: [1]\n'), 'policy.rules[0].allow[0]')).toBe(
+      'expected string, received number',
+    );
+  });
+
+  it('names a value outside an enum with the allowed values', () => {
+    expect(problemAt(problemsOf('mcpServers:\n  x: {url: "https://a.example", transport: websocket}\n'), 'mcpServers.x.transport')).toMatch(
+      /expected one of/,
+    );
+  });
+
+  it('reports every problem at once', () => {
+    expect(problemsOf('server: {port: x, colour: red}\nmcpServers:\n  x: {command: 5}\n')).toHaveLength(3);
+  });
+
+  it('formats one line per problem as file: path: message', () => {
+    const error = new ConfigError(
+      [
+        { path: 'mcpServers.search.url', message: 'must be an http(s) URL' },
+        { path: '', message: 'YAML syntax error: something' },
+      ],
+      'config.yaml',
+    );
+    expect(error.format()).toBe('config.yaml: mcpServers.search.url: must be an http(s) URL\nconfig.yaml: YAML syntax error: something');
+  });
+});
