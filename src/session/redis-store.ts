@@ -1,0 +1,172 @@
+// Sessions in Redis, so any replica can serve any request of a session.
+//
+// Layout (keyPrefix defaults to "switchboard:"):
+//   {prefix}session:{id}  string, the SessionRecord as JSON, EX = idle timeout (slid by get and update)
+//   {prefix}sessions      sorted set, id -> expiry epoch seconds: the index that count() reads
+//
+// Why an index rather than SCAN for count(): get runs on every request and already is a script
+// (GETEX + ZADD, one round trip, atomic), so keeping the index costs one O(log n) ZADD inside a call
+// that is made anyway. SCAN would be free on the hot path but walks the whole keyspace (event logs,
+// other deployments' keys) on every metrics scrape of every replica.
+//
+// Why compare-and-set for update rather than merging in Lua: Redis' cjson turns [] into {} and keeps
+// only 14 significant digits, which would corrupt client capabilities it does not understand. The
+// merge stays in TypeScript (applySessionPatch, shared with the memory store) and Lua only swaps the
+// JSON if nobody changed it since it was read; a loser merges again onto the winner's record.
+import { Redis } from 'ioredis';
+import type { Logger } from '../observe/logger.js';
+import { applySessionPatch } from './apply-patch.js';
+import { assertIdleTimeout } from './idle-timeout.js';
+import { countSessions, createSession, deleteSession, getSession, replaceSession } from './redis-scripts.js';
+import { assertRedisUrl, describeRedisUrl } from './redis-url.js';
+import type { SessionPatch, SessionRecord, SessionStore, SessionStoreOptions } from './store.js';
+
+export interface RedisSessionStoreOptions extends SessionStoreOptions {
+  /** redis://[user:password@]host[:port][/db] or rediss://... */
+  url: string;
+  /** Prepended to every key, so deployments (or test files) can share one Redis. Default "switchboard:". */
+  keyPrefix?: string;
+  /** A command with no reply after this long fails, so a hung Redis is an error, not a hung request. */
+  commandTimeoutMs?: number;
+  /** Told when Redis stops answering and when it answers again (once each, not per retry). */
+  logger?: Pick<Logger, 'info' | 'warn'>;
+}
+
+/** Two concurrent writers settle in two rounds; this many conflicts in a row means something is wrong. */
+const MAX_UPDATE_ATTEMPTS = 16;
+
+export class RedisSessionStore implements SessionStore {
+  readonly kind = 'redis' as const;
+  readonly #redis: Redis;
+  readonly #describedUrl: string;
+  readonly #idleTimeoutSeconds: number;
+  readonly #keyPrefix: string;
+  readonly #indexKey: string;
+  /** Why the last (re)connect failed: says more than "Reached the max retries per request limit". */
+  #connectionProblem: string | undefined;
+
+  constructor({ url, idleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
+    assertIdleTimeout(idleTimeoutSeconds);
+    assertRedisUrl(url);
+    this.#describedUrl = describeRedisUrl(url);
+    this.#idleTimeoutSeconds = idleTimeoutSeconds;
+    this.#keyPrefix = keyPrefix;
+    this.#indexKey = `${keyPrefix}sessions`;
+    this.#redis = new Redis(url, {
+      lazyConnect: false,
+      // Commands wait in the offline queue while (re)connecting, but only for two reconnect attempts
+      // and at most commandTimeoutMs: a down Redis is a fast error, never a request that hangs.
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 2,
+      commandTimeout: commandTimeoutMs,
+    });
+    this.#reportConnectionChanges(logger);
+  }
+
+  async create(record: SessionRecord): Promise<void> {
+    await this.#run('create', () =>
+      createSession.run(this.#redis, this.#keys(record.id), [JSON.stringify(record), this.#idleTimeoutSeconds, record.id]),
+    );
+  }
+
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const json = await this.#run('get', () => getSession.run(this.#redis, this.#keys(id), [this.#idleTimeoutSeconds, id]));
+    return typeof json === 'string' ? parseRecord(json) : undefined;
+  }
+
+  async update(id: string, patch: SessionPatch): Promise<SessionRecord | undefined> {
+    return this.#run('update', async () => {
+      let current: unknown = await this.#redis.get(this.#sessionKey(id));
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+        if (typeof current !== 'string') return undefined;
+        const next = applySessionPatch(parseRecord(current), patch);
+        const outcome = await replaceSession.run(this.#redis, this.#keys(id), [
+          current,
+          JSON.stringify(next),
+          this.#idleTimeoutSeconds,
+          id,
+        ]);
+        if (outcome === 1) return next;
+        current = outcome;
+      }
+      throw new Error(`gave up after ${MAX_UPDATE_ATTEMPTS} conflicting writes to the same session`);
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const deleted = await this.#run('delete', () => deleteSession.run(this.#redis, this.#keys(id), [id]));
+    return deleted === 1;
+  }
+
+  async count(): Promise<number> {
+    const live = await this.#run('count', () => countSessions.run(this.#redis, [this.#indexKey], []));
+    return Number(live);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.#redis.ping();
+    } catch (error) {
+      throw new Error(`Redis at ${this.#describedUrl} does not answer: ${this.#explain(error)}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#redis.quit();
+    } catch {
+      // Redis is gone or silent: there is nothing to say goodbye to, just drop the socket.
+      this.#redis.disconnect();
+    }
+  }
+
+  #sessionKey(id: string): string {
+    return `${this.#keyPrefix}session:${id}`;
+  }
+
+  #keys(id: string): string[] {
+    return [this.#sessionKey(id), this.#indexKey];
+  }
+
+  #explain(error: unknown): string {
+    return this.#redis.status !== 'ready' && this.#connectionProblem !== undefined ? this.#connectionProblem : messageOf(error);
+  }
+
+  /** Names the store and the operation in errors: "Reached the max retries" alone does not say what failed. */
+  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw new Error(`Session store ${operation} failed on Redis at ${this.#describedUrl}: ${this.#explain(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  #reportConnectionChanges(logger: RedisSessionStoreOptions['logger']): void {
+    // ioredis emits 'error' on every failed reconnect attempt and prints unhandled ones to the
+    // console: listening is required, and logging only the transitions keeps an outage to two lines.
+    let answering = true;
+    this.#redis.on('error', (error: unknown) => {
+      this.#connectionProblem = messageOf(error);
+      if (!answering) return;
+      answering = false;
+      logger?.warn({ redis: this.#describedUrl, err: messageOf(error) }, 'Redis session store does not answer');
+    });
+    this.#redis.on('ready', () => {
+      this.#connectionProblem = undefined;
+      if (answering) return;
+      answering = true;
+      logger?.info({ redis: this.#describedUrl }, 'Redis session store answers again');
+    });
+  }
+}
+
+function parseRecord(json: string): SessionRecord {
+  // Only this store writes these keys, always from a SessionRecord.
+  return JSON.parse(json) as SessionRecord;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,51 @@
+// The seam between the gateway and where sessions live. Two implementations: memory (one process)
+// and Redis (any replica can serve any request). Both pass the same contract suite
+// (test/integration/session-store.contract.test.ts).
+
+/** What the gateway keeps about one MCP session, in the store so that any replica can serve it. */
+export interface SessionRecord {
+  /** 128-bit random, base64url: the `Mcp-Session-Id` header value. */
+  readonly id: string;
+  /** The principal that created the session (token `sub`); undefined when auth is off. */
+  readonly principal?: string;
+  /** The protocol version negotiated at initialize. */
+  readonly protocolVersion: string;
+  readonly clientInfo: { readonly name: string; readonly version: string; readonly [key: string]: unknown };
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** The level the client asked for with logging/setLevel; absent means the upstreams' default. */
+  readonly logLevel?: string;
+  /** Exposed resource URIs the client subscribed to. */
+  readonly subscriptions: readonly string[];
+  /** Upstream HTTP session ids for `isolation: session` servers, by server name. */
+  readonly upstreamSessions: Readonly<Record<string, string>>;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+}
+
+/** The fields a running session may change. */
+export type SessionPatch = Partial<Pick<SessionRecord, 'logLevel' | 'subscriptions' | 'upstreamSessions'>>;
+
+export interface SessionStore {
+  /** Which implementation this is, for logs and readyz. */
+  readonly kind: 'memory' | 'redis';
+  /** Stores a new session; it expires after the idle timeout unless touched. */
+  create(record: SessionRecord): Promise<void>;
+  /**
+   * Loads a session and slides its idle timeout, in one round trip. Undefined when the session is
+   * unknown, expired or deleted.
+   */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Applies a patch; returns the new record, or undefined when the session is gone. */
+  update(id: string, patch: SessionPatch): Promise<SessionRecord | undefined>;
+  /** Deletes a session; true when it existed. */
+  delete(id: string): Promise<boolean>;
+  /** Counts live sessions (for the sessions gauge). */
+  count(): Promise<number>;
+  /** Resolves when the store answers; rejects with a clear error otherwise (readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SessionStoreOptions {
+  idleTimeoutSeconds: number;
+}
