@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// The `switchboard` command. Exit codes: 0 ok, 1 invalid config or a failed run, 2 bad command line.
+import { parseCommandLine, USAGE } from './cli/args.js';
+import { serveUntilSignalled } from './cli/serve.js';
+import { summariseConfig } from './cli/summary.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { createLogger, type Logger } from './observe/logger.js';
+import { GATEWAY_VERSION } from './version.js';
+
+async function main(args: readonly string[]): Promise<number> {
+  const command = parseCommandLine(args, process.env);
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case 'version':
+      process.stdout.write(`${GATEWAY_VERSION}\n`);
+      return 0;
+    case 'usage-error':
+      process.stderr.write(`switchboard: ${command.message}\n\n${USAGE}\n`);
+      return 2;
+    case 'validate': {
+      const config = await loadOrReport(command.configFile, command.overrides);
+      if (config === undefined) return 1;
+      process.stdout.write(`${command.configFile}: ok (${summariseConfig(config)})\n`);
+      return 0;
+    }
+    case 'run': {
+      const config = await loadOrReport(command.configFile, command.overrides);
+      if (config === undefined) return 1;
+      const logger = createLoggerOrReport();
+      if (logger === undefined) return 1;
+      const code = await serveUntilSignalled(config, logger);
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      // A stopped gateway may still hold handles (an upstream child that ignores its signal, a
+      // socket being torn down); the exit code is the contract, not the event loop's opinion.
+      return process.exit(code);
+    }
+  }
+}
+
+/** The config, or undefined after printing every problem to stderr. */
+async function loadOrReport(file: string, overrides: Parameters<typeof loadConfig>[2]): Promise<Config | undefined> {
+  try {
+    return await loadConfig(file, process.env, overrides);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.format()}\n`);
+    return undefined;
+  }
+}
+
+function createLoggerOrReport(): Logger | undefined {
+  try {
+    return createLogger();
+  } catch (error) {
+    // pino rejects an unknown LOG_LEVEL by throwing; say which setting it was.
+    process.stderr.write(`switchboard: LOG_LEVEL: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // exitCode rather than exit(): output to a pipe may still be on its way.
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`switchboard: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,48 @@
+// Runs the gateway until SIGTERM or SIGINT, then drains it. A second signal means the user has
+// stopped waiting for the drain: exit at once, with 1, since in-flight work was cut short.
+import type { Config } from '../config/schema.js';
+import { runGateway } from '../main.js';
+import type { Logger } from '../observe/logger.js';
+
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/** Resolves with the process exit code once the gateway has stopped (or could not start). */
+export async function serveUntilSignalled(config: Config, logger: Logger): Promise<number> {
+  // Listening before startup means a signal during startup waits for it and then shuts down
+  // cleanly, rather than killing the process with upstream children half started.
+  const stopRequested = firstStopSignal(logger);
+  let gateway;
+  try {
+    gateway = await runGateway(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, 'gateway failed to start');
+    return 1;
+  }
+
+  const signal = await stopRequested;
+  logger.info({ signal }, 'shutting down');
+  try {
+    await gateway.close(signal);
+    logger.info('stopped');
+    return 0;
+  } catch (error) {
+    logger.error({ err: error }, 'shutdown failed');
+    return 1;
+  }
+}
+
+function firstStopSignal(logger: Logger): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (received: NodeJS.Signals): void => {
+      for (const name of STOP_SIGNALS) process.off(name, onSignal);
+      for (const name of STOP_SIGNALS) process.once(name, onSecondSignal);
+      resolve(received);
+    };
+    const onSecondSignal = (received: NodeJS.Signals): void => {
+      logger.warn({ signal: received }, 'second signal: exiting without waiting for shutdown');
+      logger.flush();
+      process.exit(1);
+    };
+    for (const name of STOP_SIGNALS) process.on(name, onSignal);
+  });
+}

@@ -1,0 +1,13 @@
+// The one line `switchboard validate` prints for a good config, so that "ok" also shows what the
+// gateway would actually front (a server disabled by mistake is visible here).
+import { isStdioUpstream, type Config } from '../config/schema.js';
+
+export function summariseConfig(config: Config): string {
+  const servers = Object.entries(config.mcpServers).map(([name, server]) => {
+    const kind = isStdioUpstream(server) ? 'stdio' : 'http';
+    return server.enabled ? `${name} [${kind}]` : `${name} [${kind}, disabled]`;
+  });
+  const serverList =
+    servers.length === 0 ? 'no servers' : `${servers.length} server${servers.length === 1 ? '' : 's'}: ${servers.join(', ')}`;
+  return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}; sessions: ${config.sessions.store}; auth: ${config.auth === undefined ? 'off' : 'on'}`;
+}

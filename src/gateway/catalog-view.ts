@@ -1,0 +1,115 @@
+// The merged catalogue: every ready upstream's tools, prompts, resources and templates under their
+// exposed names, in a deterministic order (config order, then each upstream's own order), with the
+// lookups that route a call back to its upstream. Built by a pure function from the lists.
+import type { JsonObject } from './json.js';
+import { assignExposedNames, exposeUri } from './namespace.js';
+import { templateMatcher } from './uri-template.js';
+
+export interface ServerLists {
+  readonly server: string;
+  /** The tool/prompt name prefix; "" exposes names (and URIs) unchanged. */
+  readonly prefix: string;
+  readonly tools: readonly JsonObject[];
+  readonly prompts: readonly JsonObject[];
+  readonly resources: readonly JsonObject[];
+  readonly resourceTemplates: readonly JsonObject[];
+}
+
+export interface ExposedNamedItem {
+  readonly server: string;
+  /** The upstream's own name. */
+  readonly name: string;
+  /** The item as the client sees it. */
+  readonly item: JsonObject;
+}
+
+export interface ExposedResource {
+  readonly server: string;
+  readonly uri: string;
+  readonly item: JsonObject;
+}
+
+export interface ExposedTemplate {
+  readonly server: string;
+  readonly uriTemplate: string;
+  readonly item: JsonObject;
+  /** For unprefixed servers only: which upstream URIs this template covers. */
+  readonly matcher: RegExp | undefined;
+}
+
+export interface CatalogView {
+  readonly tools: readonly ExposedNamedItem[];
+  readonly prompts: readonly ExposedNamedItem[];
+  readonly resources: readonly ExposedResource[];
+  readonly resourceTemplates: readonly ExposedTemplate[];
+  readonly toolsByName: ReadonlyMap<string, ExposedNamedItem>;
+  readonly promptsByName: ReadonlyMap<string, ExposedNamedItem>;
+  /** Exposed prompt name by server and upstream name, for completion refs and results. */
+  readonly promptNames: ReadonlyMap<string, string>;
+  /** Unprefixed servers' URIs, first server in config order wins a clash. */
+  readonly unprefixedResources: ReadonlyMap<string, string>;
+  /** Servers whose URIs pass unchanged, in config order. */
+  readonly unprefixedServers: readonly string[];
+  /** Servers whose URIs carry the server tag. */
+  readonly prefixedServers: ReadonlySet<string>;
+}
+
+export function buildCatalogView(lists: readonly ServerLists[], separator: string): CatalogView {
+  const tools = exposeNamed(lists, 'tools', separator);
+  const prompts = exposeNamed(lists, 'prompts', separator);
+  const resources: ExposedResource[] = [];
+  const resourceTemplates: ExposedTemplate[] = [];
+  const unprefixedResources = new Map<string, string>();
+  const seenUris = new Set<string>();
+
+  for (const list of lists) {
+    const tagged = list.prefix !== '';
+    for (const resource of list.resources) {
+      const uri = String(resource.uri);
+      const exposed = tagged ? exposeUri(list.server, uri) : uri;
+      // Two unprefixed servers listing the same URI cannot both be reached by it: the first wins.
+      if (seenUris.has(exposed)) continue;
+      seenUris.add(exposed);
+      if (!tagged) unprefixedResources.set(uri, list.server);
+      resources.push({ server: list.server, uri, item: { ...resource, uri: exposed } });
+    }
+    for (const template of list.resourceTemplates) {
+      const uriTemplate = String(template.uriTemplate);
+      resourceTemplates.push({
+        server: list.server,
+        uriTemplate,
+        item: { ...template, uriTemplate: tagged ? exposeUri(list.server, uriTemplate) : uriTemplate },
+        matcher: tagged ? undefined : templateMatcher(uriTemplate),
+      });
+    }
+  }
+
+  return {
+    tools,
+    prompts,
+    resources,
+    resourceTemplates,
+    toolsByName: new Map(tools.map((tool) => [String(tool.item.name), tool])),
+    promptsByName: new Map(prompts.map((prompt) => [String(prompt.item.name), prompt])),
+    promptNames: new Map(prompts.map((prompt) => [serverItemKey(prompt.server, prompt.name), String(prompt.item.name)])),
+    unprefixedResources,
+    unprefixedServers: lists.filter((list) => list.prefix === '').map((list) => list.server),
+    prefixedServers: new Set(lists.filter((list) => list.prefix !== '').map((list) => list.server)),
+  };
+}
+
+export function serverItemKey(server: string, name: string): string {
+  return `${server}\u0000${name}`;
+}
+
+function exposeNamed(lists: readonly ServerLists[], kind: 'tools' | 'prompts', separator: string): ExposedNamedItem[] {
+  const entries = lists.flatMap((list) =>
+    list[kind].map((item) => ({ server: list.server, prefix: list.prefix, name: String(item.name), item })),
+  );
+  const names = assignExposedNames(entries, separator, kind === 'tools' ? 'tool' : 'prompt');
+  return entries.map((entry, index) => ({
+    server: entry.server,
+    name: entry.name,
+    item: { ...entry.item, name: names[index] },
+  }));
+}

@@ -1,0 +1,20 @@
+// What a method handler gets to work with: the session, the merged view as of the request's start,
+// routing, and one way to forward a request to an upstream (with cancellation and progress).
+import type { SessionPatch, SessionRecord } from '../session/store.js';
+import type { CatalogView } from './catalog-view.js';
+import type { JsonObject } from './json.js';
+import type { Routing } from './routing.js';
+import type { SubscriptionCounter } from './subscriptions.js';
+
+export interface HandlerContext {
+  readonly session: SessionRecord;
+  readonly view: CatalogView;
+  readonly routing: Routing;
+  readonly pageSize: number;
+  readonly subscriptions: SubscriptionCounter;
+  /** Sends a request to one upstream on behalf of this client request. */
+  forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
+  updateSession(patch: SessionPatch): Promise<void>;
+}
+
+export type MethodHandler = (params: JsonObject, context: HandlerContext) => Promise<JsonObject>;

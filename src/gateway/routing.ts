@@ -1,0 +1,62 @@
+// Which upstream owns an exposed name or URI. Lookups go through the merged view first; a name
+// that is not there but carries the prefix of a configured server that is down gets an error naming
+// that server, so a client can tell "no such tool" from "its server is down".
+import type { CatalogView, ExposedNamedItem } from './catalog-view.js';
+import { rpcErrors } from './errors.js';
+import { parseExposedUri } from './namespace.js';
+import { UpstreamUnavailableError } from '../upstream/errors.js';
+
+export interface ConfiguredServer {
+  readonly name: string;
+  readonly prefix: string;
+  isReady(): boolean;
+}
+
+export interface Routing {
+  /** Configured, enabled servers in config order. */
+  readonly servers: readonly ConfiguredServer[];
+  readonly separator: string;
+}
+
+export interface UpstreamTarget {
+  readonly server: string;
+  /** The upstream's own URI. */
+  readonly uri: string;
+}
+
+export function routeTool(view: CatalogView, routing: Routing, exposedName: string): ExposedNamedItem {
+  return view.toolsByName.get(exposedName) ?? failNamed(routing, exposedName, rpcErrors.unknownTool(exposedName));
+}
+
+export function routePrompt(view: CatalogView, routing: Routing, exposedName: string): ExposedNamedItem {
+  return view.promptsByName.get(exposedName) ?? failNamed(routing, exposedName, rpcErrors.unknownPrompt(exposedName));
+}
+
+function failNamed(routing: Routing, exposedName: string, unknown: Error): never {
+  const owner = routing.servers.find(
+    (server) => server.prefix !== '' && exposedName.startsWith(`${server.prefix}${routing.separator}`),
+  );
+  if (owner && !owner.isReady()) throw new UpstreamUnavailableError(owner.name, 'it is not connected');
+  throw unknown;
+}
+
+export function routeUri(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {
+  const tagged = parseExposedUri(exposedUri);
+  if (tagged && routing.servers.some((server) => server.name === tagged.server && server.prefix !== '')) return tagged;
+
+  const listedBy = view.unprefixedResources.get(exposedUri);
+  if (listedBy !== undefined) return { server: listedBy, uri: exposedUri };
+  const template = view.resourceTemplates.find((candidate) => candidate.matcher?.test(exposedUri));
+  if (template) return { server: template.server, uri: exposedUri };
+  // One unprefixed server is the only place an untagged URI can belong: let it decide.
+  const unprefixed = routing.servers.filter((server) => server.prefix === '');
+  if (unprefixed.length === 1 && unprefixed[0]) return { server: unprefixed[0].name, uri: exposedUri };
+  throw rpcErrors.unknownResource(exposedUri);
+}
+
+/** A completion/complete ref to a template names the exposed template itself, not a URI it expands to. */
+export function routeTemplateRef(view: CatalogView, routing: Routing, exposedTemplate: string): UpstreamTarget {
+  const template = view.resourceTemplates.find((candidate) => candidate.item.uriTemplate === exposedTemplate);
+  if (template) return { server: template.server, uri: template.uriTemplate };
+  return routeUri(view, routing, exposedTemplate);
+}

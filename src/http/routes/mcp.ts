@@ -1,0 +1,151 @@
+// The MCP endpoint, per the Streamable HTTP transport of 2025-11-25: header rules, session lookup,
+// and one parse of the body; then the message goes to the gateway and its answer comes back as
+// JSON. No MCP semantics live here beyond telling initialize from the rest.
+import type { Context, Hono } from 'hono';
+import type { Gateway } from '../../gateway/gateway.js';
+import { isSupportedProtocolVersion } from '../../gateway/initialize.js';
+import {
+  classifyMessage,
+  errorResponse,
+  type ClassifiedMessage,
+  type JsonRpcResponse,
+} from '../../gateway/json-rpc.js';
+import type { SessionRecord, SessionStore } from '../../session/store.js';
+import { isWellFormedSessionId } from '../../session/session-id.js';
+import { acceptsJsonAndEventStream } from '../accept.js';
+import type { AppEnv } from '../app-env.js';
+import { TransportCode, transportError } from '../transport-errors.js';
+
+export interface McpRouteOptions {
+  readonly path: string;
+  readonly gateway: Gateway;
+  readonly store: SessionStore;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
+/** Batches were part of 2025-03-26 only; later revisions removed them. */
+const BATCH_PROTOCOL_VERSION = '2025-03-26';
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
+  const { path, gateway, store } = options;
+
+  app.post(path, async (c) => {
+    if (!acceptsJsonAndEventStream(c.req.header('accept'))) {
+      return transportError(c, 406, TransportCode.BadRequest, 'Not Acceptable: the Accept header must list application/json and text/event-stream');
+    }
+    if (!isJsonContentType(c.req.header('content-type'))) {
+      return transportError(c, 415, TransportCode.BadRequest, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const parsed = await readJson(c);
+    if (!parsed.ok) return transportError(c, 400, TransportCode.ParseError, `Parse error: ${parsed.reason}`);
+
+    if (Array.isArray(parsed.value)) return handleBatch(c, parsed.value);
+
+    const classified = classifyMessage(parsed.value);
+    if (classified.kind === 'invalid') {
+      return c.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
+    }
+    if (classified.kind === 'request' && classified.message.method === 'initialize') {
+      const outcome = await gateway.initialize(classified.message, c.get('principal'));
+      if (outcome.session) c.header('Mcp-Session-Id', outcome.session.id);
+      return c.json(outcome.response);
+    }
+
+    const session = await loadSession(c);
+    if (session instanceof Response) return session;
+    const response = await dispatch(session, classified);
+    return response === undefined ? c.body(null, 202) : c.json(response);
+  });
+
+  app.delete(path, async (c) => {
+    const session = await loadSession(c);
+    if (session instanceof Response) return session;
+    await gateway.closeSession(session);
+    return c.body(null, 200);
+  });
+
+  app.get(path, (c) =>
+    transportError(c, 405, TransportCode.BadRequest, 'Method Not Allowed: this endpoint offers no standalone SSE stream', {
+      Allow: 'POST, DELETE',
+    }),
+  );
+
+  app.all(path, (c) =>
+    transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'GET, POST, DELETE' }),
+  );
+
+  async function dispatch(session: SessionRecord, classified: ClassifiedMessage): Promise<JsonRpcResponse | undefined> {
+    switch (classified.kind) {
+      case 'request':
+        if (classified.message.method === 'initialize') {
+          return errorResponse(classified.message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: initialize cannot be batched or repeated in a session' });
+        }
+        return gateway.handleRequest(session, classified.message);
+      case 'notification':
+        await gateway.handleNotification(session, classified.message);
+        return undefined;
+      case 'response':
+        // Answers to server-to-client requests; the gateway sends none on this endpoint yet.
+        return undefined;
+      case 'invalid':
+        return errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` });
+    }
+  }
+
+  async function handleBatch(c: Context<AppEnv>, messages: unknown[]): Promise<Response> {
+    if (messages.length === 0) return transportError(c, 400, TransportCode.InvalidRequest, 'Invalid Request: an empty batch');
+    const session = await loadSession(c);
+    if (session instanceof Response) return session;
+    if (session.protocolVersion !== BATCH_PROTOCOL_VERSION) {
+      return transportError(
+        c,
+        400,
+        TransportCode.InvalidRequest,
+        `Invalid Request: JSON-RPC batches are not part of protocol version ${session.protocolVersion} (only ${BATCH_PROTOCOL_VERSION})`,
+      );
+    }
+    const responses = await Promise.all(messages.map((message) => dispatch(session, classifyMessage(message))));
+    const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
+    return answered.length === 0 ? c.body(null, 202) : c.json(answered);
+  }
+
+  /** The session named by the header, or the response that refuses the request. */
+  async function loadSession(c: Context<AppEnv>): Promise<SessionRecord | Response> {
+    const version = c.req.header(PROTOCOL_VERSION_HEADER);
+    if (version !== undefined && !isSupportedProtocolVersion(version)) {
+      return transportError(c, 400, TransportCode.BadRequest, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}"`);
+    }
+    const id = c.req.header(SESSION_HEADER);
+    if (id === undefined || id === '') {
+      return transportError(c, 400, TransportCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required');
+    }
+    const session = isWellFormedSessionId(id) ? await store.get(id) : undefined;
+    // Another principal's session is answered exactly like an unknown one: it does not exist for them.
+    if (!session || session.principal !== c.get('principal')) {
+      return transportError(c, 404, TransportCode.SessionNotFound, 'Session not found');
+    }
+    return session;
+  }
+}
+
+function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string };
+
+async function readJson(c: Context<AppEnv>): Promise<ParsedBody> {
+  let text: string;
+  try {
+    text = utf8.decode(await c.req.arrayBuffer());
+  } catch {
+    return { ok: false, reason: 'the body is not valid UTF-8' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof SyntaxError ? error.message : 'the body is not JSON' };
+  }
+}
