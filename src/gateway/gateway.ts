@@ -1,14 +1,15 @@
 // The MCP brain: initialize, then one handler per method, each request answered with exactly one
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
+import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observe/logger.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import { newSessionId } from '../session/session-id.js';
-import type { Upstream } from '../upstream/types.js';
+import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 import type { Catalog } from './catalog.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
-import type { HandlerContext, MethodHandler } from './handler-context.js';
+import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
 import { callTool, getPrompt } from './handlers/calls.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
 import { complete, ping, setLogLevel } from './handlers/misc.js';
@@ -23,7 +24,9 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc.js';
+import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
+import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
 import { SubscriptionCounter } from './subscriptions.js';
 
@@ -52,6 +55,15 @@ export interface GatewayOptions {
   /** How long initialize waits for upstreams still on their first connection attempt. */
   readonly startupWaitMs?: number;
   readonly waitForUpstreams?: (maxWaitMs: number) => Promise<void>;
+  readonly observers?: readonly GatewayObserver[];
+}
+
+export interface IncomingRequest {
+  readonly session: SessionRecord;
+  readonly principal?: Principal;
+  readonly request: JsonRpcRequest;
+  /** Where messages that belong to this request go; without one, none are asked for. */
+  readonly related?: RelatedChannel;
 }
 
 export interface InitializeOutcome {
@@ -65,12 +77,14 @@ export class Gateway {
   /** In-flight upstream requests by session and client request id, for notifications/cancelled. */
   readonly #inFlight = new Map<string, AbortController>();
   readonly #pageSize: number;
+  readonly #observer: Required<GatewayObserver>;
 
   constructor(private readonly options: GatewayOptions) {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.#observer = combineObservers(options.observers ?? []);
   }
 
-  async initialize(request: JsonRpcRequest, principal: string | undefined): Promise<InitializeOutcome> {
+  async initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
     const params = request.params ?? {};
     const clientInfo = params.clientInfo;
     if (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
@@ -85,7 +99,7 @@ export class Gateway {
     const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
     const session: SessionRecord = {
       id: newSessionId(),
-      ...(principal !== undefined && { principal }),
+      ...(principal !== undefined && { principal: principal.sub }),
       protocolVersion,
       clientInfo: clientInfo as SessionRecord['clientInfo'],
       clientCapabilities: (params.capabilities as JsonObject | undefined) ?? {},
@@ -113,17 +127,47 @@ export class Gateway {
     return { response: resultResponse(request.id, result), session };
   }
 
-  async handleRequest(session: SessionRecord, request: JsonRpcRequest): Promise<JsonRpcResponse> {
+  async handleRequest({ session, principal, request, related }: IncomingRequest): Promise<JsonRpcResponse> {
+    const started = performance.now();
+    const trace: RequestTrace = {};
+    const response = await this.#serve(session, principal, request, related, trace);
+    const error = 'error' in response ? response.error : undefined;
+    this.#observer.onRequest({
+      method: request.method,
+      ...(trace.server !== undefined && { server: trace.server }),
+      ...(trace.name !== undefined && { name: trace.name }),
+      outcome: error === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
+      durationMs: performance.now() - started,
+      sessionId: session.id,
+      ...(principal && { principal }),
+      ...(error && { errorCode: error.code }),
+    });
+    return response;
+  }
+
+  async #serve(
+    session: SessionRecord,
+    principal: Principal | undefined,
+    request: JsonRpcRequest,
+    related: RelatedChannel | undefined,
+    trace: RequestTrace,
+  ): Promise<JsonRpcResponse> {
     const handler = Object.hasOwn(HANDLERS, request.method) ? HANDLERS[request.method] : undefined;
     if (!handler) return errorResponse(request.id, rpcErrors.methodNotFound(request.method).toJson());
-    if (request.method === 'initialize') return errorResponse(request.id, rpcErrors.invalidParams('the session is already initialized').toJson());
 
     const inFlightKey = `${session.id}\u0000${typeof request.id}:${request.id}`;
     const abort = new AbortController();
     this.#inFlight.set(inFlightKey, abort);
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
-      const result = await handler(request.params ?? {}, this.#context(session, abort.signal));
+      const progressToken = progressTokenOf(request.params);
+      const onProgress =
+        related && progressToken !== undefined
+          ? (update: ProgressUpdate) =>
+              related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
+          : undefined;
+      const context = this.#context({ session, principal, trace, signal: abort.signal, onProgress });
+      const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (error) {
       const rpcError = toRpcError(error);
@@ -158,18 +202,36 @@ export class Gateway {
     this.#inFlight.get(`${sessionId}\u0000${typeof requestId}:${requestId}`)?.abort();
   }
 
-  #context(session: SessionRecord, signal: AbortSignal): HandlerContext {
+  #context({
+    session,
+    principal,
+    trace,
+    signal,
+    onProgress,
+  }: {
+    session: SessionRecord;
+    principal: Principal | undefined;
+    trace: RequestTrace;
+    signal: AbortSignal;
+    onProgress: ((update: ProgressUpdate) => void) | undefined;
+  }): HandlerContext {
     const { upstreams, routing, store } = this.options;
     return {
       session,
+      principal,
+      trace,
       view: this.options.catalog.view,
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
       forward: async (server, method, params) => {
+        trace.server ??= server;
         const upstream = upstreams.get(server);
         if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
-        return upstream.request(method, params, { signal });
+        return upstream.request(method, stripProgressToken(params, onProgress !== undefined), {
+          signal,
+          ...(onProgress && { onProgress }),
+        });
       },
       updateSession: async (patch) => {
         const updated = await store.update(session.id, patch);
@@ -182,6 +244,24 @@ export class Gateway {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn({ session: shortId(session.id), method: request.method, err: message }, 'request failed');
   }
+}
+
+/** The client's progress token, if it asked for progress. */
+function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
+  const meta = params?._meta;
+  if (!isJsonObject(meta)) return undefined;
+  const token = meta.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
+/**
+ * The client's progress token must not reach the upstream as is: the upstream client mints its
+ * own token per request (the upstream connection is shared), and the gateway maps it back.
+ */
+function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
+  if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
+  const { progressToken: _clientToken, ...meta } = params._meta;
+  return { ...params, _meta: meta };
 }
 
 function isListMethod(method: string): boolean {

@@ -1,13 +1,24 @@
 // What a method handler gets to work with: the session, the merged view as of the request's start,
 // routing, and one way to forward a request to an upstream (with cancellation and progress).
+import type { Principal } from '../auth/principal.js';
 import type { SessionPatch, SessionRecord } from '../session/store.js';
 import type { CatalogView } from './catalog-view.js';
 import type { JsonObject } from './json.js';
 import type { Routing } from './routing.js';
 import type { SubscriptionCounter } from './subscriptions.js';
 
+/** What a request was about, filled in by handlers for metrics and the audit trail. */
+export interface RequestTrace {
+  server?: string;
+  name?: string;
+  /** Set when policy refused the request (it is still answered as "unknown"). */
+  denied?: boolean;
+}
+
 export interface HandlerContext {
   readonly session: SessionRecord;
+  readonly principal: Principal | undefined;
+  readonly trace: RequestTrace;
   readonly view: CatalogView;
   readonly routing: Routing;
   readonly pageSize: number;

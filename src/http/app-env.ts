@@ -1,8 +1,10 @@
 // The per-request values middleware hands to routes.
+import type { Principal } from '../auth/principal.js';
+
 export interface AppEnv {
   Variables: {
-    /** The authenticated principal (token `sub`); undefined when auth is off. */
-    principal: string | undefined;
+    /** The authenticated principal; undefined when auth is off. */
+    principal: Principal | undefined;
     requestId: string;
   };
 }

@@ -55,7 +55,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
 
     const session = await loadSession(c);
     if (session instanceof Response) return session;
-    const response = await dispatch(session, classified);
+    const response = await dispatch(c, session, classified);
     return response === undefined ? c.body(null, 202) : c.json(response);
   });
 
@@ -76,13 +76,13 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'GET, POST, DELETE' }),
   );
 
-  async function dispatch(session: SessionRecord, classified: ClassifiedMessage): Promise<JsonRpcResponse | undefined> {
+  async function dispatch(c: Context<AppEnv>, session: SessionRecord, classified: ClassifiedMessage): Promise<JsonRpcResponse | undefined> {
     switch (classified.kind) {
       case 'request':
         if (classified.message.method === 'initialize') {
           return errorResponse(classified.message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: initialize cannot be batched or repeated in a session' });
         }
-        return gateway.handleRequest(session, classified.message);
+        return gateway.handleRequest({ session, principal: c.get('principal'), request: classified.message });
       case 'notification':
         await gateway.handleNotification(session, classified.message);
         return undefined;
@@ -106,7 +106,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         `Invalid Request: JSON-RPC batches are not part of protocol version ${session.protocolVersion} (only ${BATCH_PROTOCOL_VERSION})`,
       );
     }
-    const responses = await Promise.all(messages.map((message) => dispatch(session, classifyMessage(message))));
+    const responses = await Promise.all(messages.map((message) => dispatch(c, session, classifyMessage(message))));
     const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
     return answered.length === 0 ? c.body(null, 202) : c.json(answered);
   }
@@ -123,7 +123,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     }
     const session = isWellFormedSessionId(id) ? await store.get(id) : undefined;
     // Another principal's session is answered exactly like an unknown one: it does not exist for them.
-    if (!session || session.principal !== c.get('principal')) {
+    if (!session || session.principal !== c.get('principal')?.sub) {
       return transportError(c, 404, TransportCode.SessionNotFound, 'Session not found');
     }
     return session;

@@ -1,0 +1,50 @@
+// What the gateway tells the rest of the process about the requests it serves: metrics and the
+// audit trail listen here, so the request path itself stays free of both.
+import type { Principal } from '../auth/principal.js';
+
+export type RequestOutcome = 'ok' | 'error' | 'denied';
+
+export interface RequestEvent {
+  readonly method: string;
+  /** The upstream's config name, when the request went to (or was meant for) one upstream. */
+  readonly server?: string;
+  /** The upstream's own tool/prompt name or resource URI, for calls, gets and reads. */
+  readonly name?: string;
+  readonly outcome: RequestOutcome;
+  readonly durationMs: number;
+  readonly sessionId: string;
+  readonly principal?: Principal;
+  /** The JSON-RPC error code, when the outcome is not ok. */
+  readonly errorCode?: number;
+}
+
+export interface NotificationEvent {
+  readonly method: string;
+  /** How many sessions it went to. */
+  readonly sessions: number;
+}
+
+export interface GatewayObserver {
+  onRequest?(event: RequestEvent): void;
+  onNotificationForwarded?(event: NotificationEvent): void;
+}
+
+/** Calls every observer; one that throws does not stop the others or the request. */
+export function combineObservers(observers: readonly GatewayObserver[]): Required<GatewayObserver> {
+  return {
+    onRequest(event) {
+      for (const observer of observers) safely(() => observer.onRequest?.(event));
+    },
+    onNotificationForwarded(event) {
+      for (const observer of observers) safely(() => observer.onNotificationForwarded?.(event));
+    },
+  };
+}
+
+function safely(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // An observer's failure is its own problem; the request has been served.
+  }
+}
