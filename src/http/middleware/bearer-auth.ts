@@ -1,0 +1,118 @@
+// Bearer tokens -> principal, in two steps around the rate limit (design.md's order: token, then
+// limit). `authenticate` verifies the token and sets the principal, or remembers why it could not;
+// the rate limit then counts the request against the principal or, failing one, the client address
+// (the contract counts unauthenticated requests too); `enforce` refuses what `authenticate` could
+// not accept: 401 without a valid token, 403 without a required scope (RFC 6750, MCP authorization).
+// The token is read from the Authorization header only, never from the query string or the body.
+import type { MiddlewareHandler } from 'hono';
+import type { Principal } from '../../auth/principal.js';
+import { bearerChallenge } from '../../auth/challenge.js';
+import { KeysUnavailableError, TokenRejectedError, type TokenVerifier } from '../../auth/token-verifier.js';
+import type { AppEnv } from '../app-env.js';
+import { TransportCode, transportError } from '../transport-errors.js';
+import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
+
+export interface BearerAuthOptions {
+  readonly verifier: TokenVerifier;
+  /** The RFC 9728 metadata URL named in every challenge. */
+  readonly resourceMetadata: string;
+  readonly requiredScopes?: readonly string[];
+  readonly onRefused?: RefusalListener;
+}
+
+export interface BearerAuth {
+  readonly authenticate: MiddlewareHandler<AppEnv>;
+  readonly enforce: MiddlewareHandler<AppEnv>;
+}
+
+type Problem =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'malformed' }
+  | { readonly kind: 'invalid'; readonly detail: string }
+  | { readonly kind: 'unavailable' }
+  | { readonly kind: 'scope'; readonly sub: string; readonly missing: readonly string[] };
+
+/** token68 (RFC 9110): what a bearer token may look like. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** Longer than any real access token; a bigger header is not worth a regular expression's time. */
+const MAX_HEADER_LENGTH = 16 * 1024;
+
+export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], onRefused }: BearerAuthOptions): BearerAuth {
+  if (!/^https?:\/\//.test(resourceMetadata)) throw new Error('bearerAuth: resourceMetadata must be an http(s) URL');
+  if (requiredScopes.some((scope) => scope === '' || /\s/.test(scope))) throw new Error('bearerAuth: a scope is a word without spaces');
+  const problems = new WeakMap<Request, Problem>();
+
+  const authenticate: MiddlewareHandler<AppEnv> = async function bearerAuthenticate(c, next) {
+    const outcome = await check(c.req.header('authorization'));
+    if ('principal' in outcome) c.set('principal', outcome.principal);
+    else problems.set(c.req.raw, outcome.problem);
+    await next();
+  };
+
+  async function check(header: string | undefined): Promise<{ principal: Principal } | { problem: Problem }> {
+    if (header === undefined || header.trim() === '') return { problem: { kind: 'missing' } };
+    const match = header.length <= MAX_HEADER_LENGTH ? BEARER.exec(header) : null;
+    if (!match?.[1]) return { problem: { kind: 'malformed' } };
+    try {
+      const principal = await verifier.verify(match[1]);
+      const missing = requiredScopes.filter((scope) => !principal.scopes.includes(scope));
+      return missing.length > 0 ? { problem: { kind: 'scope', sub: principal.sub, missing } } : { principal };
+    } catch (error) {
+      if (error instanceof TokenRejectedError) return { problem: { kind: 'invalid', detail: error.reason } };
+      if (error instanceof KeysUnavailableError) return { problem: { kind: 'unavailable' } };
+      throw error;
+    }
+  }
+
+  const enforce: MiddlewareHandler<AppEnv> = async function bearerEnforce(c, next) {
+    const problem = problems.get(c.req.raw);
+    if (problem === undefined) return next();
+    switch (problem.kind) {
+      case 'missing':
+        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'missing-token', status: 401 }));
+        return transportError(c, 401, TransportCode.BadRequest, 'Unauthorized: this endpoint needs a bearer token', {
+          ...unreadBodyHeaders(c),
+          'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes }),
+        });
+      case 'malformed':
+        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'invalid-token', detail: 'not a Bearer token', status: 401 }));
+        return transportError(c, 401, TransportCode.BadRequest, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
+          ...unreadBodyHeaders(c),
+          'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_request' }),
+        });
+      case 'invalid':
+        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'invalid-token', detail: problem.detail, status: 401 }));
+        return transportError(c, 401, TransportCode.BadRequest, `Unauthorized: ${problem.detail}`, {
+          ...unreadBodyHeaders(c),
+          'WWW-Authenticate': bearerChallenge({
+            resourceMetadata,
+            scope: requiredScopes,
+            error: 'invalid_token',
+            errorDescription: problem.detail,
+          }),
+        });
+      case 'unavailable':
+        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'keys-unavailable', status: 503 }));
+        return transportError(c, 503, TransportCode.BadRequest, 'Service Unavailable: tokens cannot be verified right now', {
+          ...unreadBodyHeaders(c),
+          'Retry-After': '5',
+        });
+      case 'scope': {
+        const detail = `the token lacks the scope ${problem.missing.join(', ')}`;
+        report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'insufficient-scope', detail, sub: problem.sub, status: 403 }));
+        return transportError(c, 403, TransportCode.BadRequest, `Forbidden: ${detail}`, {
+          ...unreadBodyHeaders(c),
+          'WWW-Authenticate': bearerChallenge({
+            resourceMetadata,
+            // The scopes that satisfy the request: the required ones (the client keeps what it has).
+            scope: requiredScopes,
+            error: 'insufficient_scope',
+            errorDescription: detail,
+          }),
+        });
+      }
+    }
+  };
+
+  return { authenticate, enforce };
+}

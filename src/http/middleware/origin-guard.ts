@@ -1,0 +1,67 @@
+// The MCP transport spec's defence against DNS rebinding: a request whose Origin header is present
+// and not allowed gets 403 (a request without one, from a non-browser client, passes); and when the
+// gateway listens on loopback only, a Host header that names something else is refused too, since
+// that is what a rebinding page's requests carry. Allowed browser origins get CORS headers, and
+// their preflight (OPTIONS) is answered here, before authentication: preflights carry no token.
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env.js';
+import { compileOriginPatterns, isLoopbackHost } from '../origin-patterns.js';
+import { TransportCode, transportError } from '../transport-errors.js';
+import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
+
+export interface OriginGuardOptions {
+  /** server.allowedOrigins; undefined allows loopback origins only. */
+  readonly allowedOrigins?: readonly string[];
+  /** When set (a loopback bind), the Host header must name a loopback host or one of these. */
+  readonly allowedHosts?: readonly string[];
+  readonly onRefused?: RefusalListener;
+}
+
+const ALLOW_METHODS = 'GET, POST, DELETE';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
+const EXPOSE_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After';
+
+export function originGuard({ allowedOrigins, allowedHosts, onRefused }: OriginGuardOptions = {}): MiddlewareHandler<AppEnv> {
+  const originAllowed = compileOriginPatterns(allowedOrigins);
+  const extraHosts = new Set((allowedHosts ?? []).map((host) => host.toLowerCase()));
+
+  return async function originGuardMiddleware(c, next) {
+    if (allowedHosts !== undefined) {
+      const host = hostnameOf(c.req.header('host'));
+      if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
+        report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
+        return transportError(c, 403, TransportCode.BadRequest, 'Forbidden: this gateway answers to its loopback address only', unreadBodyHeaders(c));
+      }
+    }
+
+    const origin = c.req.header('origin');
+    if (origin === undefined) return next();
+    if (!originAllowed(origin)) {
+      report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'origin', detail: origin.slice(0, 200), status: 403 }));
+      return transportError(c, 403, TransportCode.BadRequest, 'Forbidden: the Origin is not allowed', unreadBodyHeaders(c));
+    }
+    c.header('Vary', 'Origin');
+    c.header('Access-Control-Allow-Origin', origin);
+    c.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
+      return c.body(null, 204, {
+        'Access-Control-Allow-Methods': ALLOW_METHODS,
+        'Access-Control-Allow-Headers': ALLOW_HEADERS,
+        'Access-Control-Max-Age': '600',
+      });
+    }
+    return next();
+  };
+}
+
+/** The host name of a Host header (`example.com:8080`, `[::1]:80`), lower case; undefined when absent. */
+function hostnameOf(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const host = header.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}

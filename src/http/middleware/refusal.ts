@@ -1,0 +1,57 @@
+// What the access-control middleware reports when it refuses a request at the HTTP level: the audit
+// trail writes one line per refusal (src/observe/audit.ts).
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env.js';
+import { clientAddress } from '../client-address.js';
+
+export interface RefusalEvent {
+  readonly outcome: 'unauthenticated' | 'denied';
+  /** A short, fixed word: missing-token, invalid-token, insufficient-scope, origin, host, rate-limit. */
+  readonly reason: string;
+  /** What exactly was wrong, for the operator; never the token itself. */
+  readonly detail?: string;
+  readonly status: number;
+  readonly httpMethod: string;
+  readonly sub?: string;
+  readonly sessionId?: string;
+  /** The peer address. */
+  readonly client: string;
+  readonly requestId?: string;
+}
+
+export type RefusalListener = (event: RefusalEvent) => void;
+
+export function refusalEvent(
+  c: Context<AppEnv>,
+  fields: Pick<RefusalEvent, 'outcome' | 'reason' | 'status'> & { detail?: string; sub?: string },
+): RefusalEvent {
+  const sessionId = c.req.header('mcp-session-id');
+  const requestId = c.get('requestId') as string | undefined;
+  return {
+    ...fields,
+    httpMethod: c.req.method,
+    client: clientAddress(c),
+    ...(sessionId !== undefined && sessionId !== '' && { sessionId }),
+    ...(requestId !== undefined && { requestId }),
+  };
+}
+
+/** Calls the listener without letting its failure touch the request. */
+export function report(listener: RefusalListener | undefined, event: () => RefusalEvent): void {
+  if (!listener) return;
+  try {
+    listener(event());
+  } catch {
+    // The audit trail's failure is not the client's problem.
+  }
+}
+
+/**
+ * Headers for a refusal sent before the request body was read: `Connection: close`, so that the
+ * client does not send its next request on a socket the server will drop once the unread rest of
+ * this body has been discarded (or not, when it is large or slow).
+ */
+export function unreadBodyHeaders(c: Context): Record<string, string> {
+  const raw = c.req.raw;
+  return raw.body !== null && !raw.bodyUsed ? { Connection: 'close' } : {};
+}

@@ -1,0 +1,60 @@
+// The audit trail (contract, "Audit"): one JSON line with "audit": true per tools/call, prompts/get
+// and resources/read, and per request refused for want of a token or a permission. Who (sub),
+// which session (shortened, as in every other log line), what (method, server, name), and how it
+// ended (ok | error | denied | unauthenticated), with how long it took. Never arguments, results or
+// tokens: the gateway's own log must not become the place where secrets leak.
+import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
+import type { RefusalEvent } from '../http/middleware/refusal.js';
+import type { Logger } from './logger.js';
+
+/** The methods that reach one item of one upstream, each worth an audit line. */
+const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
+  return {
+    onRequest(event: RequestEvent) {
+      // Other methods are audited when policy refused them (a subscribe or completion of a hidden item).
+      if (!AUDITED_METHODS.has(event.method) && event.outcome !== 'denied') return;
+      logger.info(
+        {
+          audit: true,
+          ...(event.principal && { sub: event.principal.sub }),
+          session: shortSessionId(event.sessionId),
+          method: event.method,
+          ...(event.server !== undefined && { server: event.server }),
+          ...(event.name !== undefined && { name: event.name }),
+          outcome: event.outcome,
+          ...(event.errorCode !== undefined && { errorCode: event.errorCode }),
+          durationMs: Math.round(event.durationMs * 10) / 10,
+        },
+        'audit',
+      );
+    },
+  };
+}
+
+/** For the HTTP-level refusals (Origin, token, scope, rate limit) of the access-control middleware. */
+export function auditRefusals(logger: Pick<Logger, 'info'>): (event: RefusalEvent) => void {
+  return (event) => {
+    logger.info(
+      {
+        audit: true,
+        ...(event.sub !== undefined && { sub: event.sub }),
+        ...(event.sessionId !== undefined && { session: shortSessionId(event.sessionId) }),
+        httpMethod: event.httpMethod,
+        outcome: event.outcome,
+        reason: event.reason,
+        ...(event.detail !== undefined && { detail: event.detail }),
+        status: event.status,
+        client: event.client,
+        ...(event.requestId !== undefined && { requestId: event.requestId }),
+      },
+      'audit',
+    );
+  };
+}
+
+/** The same eight characters gateway.ts logs (shortId), never the whole id, which is a credential. */
+function shortSessionId(sessionId: string): string {
+  return sessionId.slice(0, 8);
+}

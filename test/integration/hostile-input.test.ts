@@ -1,0 +1,74 @@
+// Bodies built to hurt, at the default 4 MiB body limit: each gets a 4xx or a JSON-RPC error, fast,
+// and the gateway goes on serving. (The fuzz test sends many more, against a smaller limit.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+import { MCP_ACCEPT, openSession, rawPost } from '../support/raw-http.js';
+import { stdioFixture } from '../support/upstreams.js';
+
+let gateway: TestGateway;
+let sessionId: string;
+
+beforeAll(async () => {
+  gateway = await startGateway({ mcpServers: { paged: stdioFixture('paged-server') } });
+  ({ sessionId } = await openSession(gateway.url));
+}, 60_000);
+
+afterAll(async () => gateway?.close());
+
+async function post(body: string | Uint8Array): Promise<{ status: number; body: unknown; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(gateway.url, {
+    method: 'POST',
+    headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), ms: performance.now() - started };
+}
+
+describe('hostile input', () => {
+  it('refuses a million nested arrays (2 MB) with a parse error, without parsing them', async () => {
+    const answer = await post('['.repeat(1_000_000) + ']'.repeat(1_000_000));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { code: -32700, message: expect.stringMatching(/nested deeper than 64/) } });
+    expect(answer.ms).toBeLessThan(2_000);
+  });
+
+  it('refuses deep nesting inside otherwise valid params', async () => {
+    const deep = `${'{"a":'.repeat(100)}1${'}'.repeat(100)}`;
+    const answer = await post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"paged__x","arguments":${deep}}}`);
+    expect(answer.status).toBe(400);
+  });
+
+  it('answers a body over the limit with 413 and closes the connection', async () => {
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId },
+      body: 'x'.repeat(4 * 1024 * 1024 + 1),
+    });
+    expect(response.status).toBe(413);
+    await response.text();
+  });
+
+  it('answers invalid UTF-8 with a parse error', async () => {
+    const answer = await post(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}}')]));
+    expect(answer).toMatchObject({ status: 400, body: { error: { code: -32700 } } });
+  });
+
+  it('answers a wrong parameter type with -32602', async () => {
+    const answer = await rawPost(gateway.url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 5 } }, { sessionId });
+    expect(JSON.stringify(answer.body)).toContain('-32602');
+  });
+
+  it('refuses a batch in a 2025-11-25 session clearly', async () => {
+    const answer = await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]));
+    expect(answer).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/batches/) } } });
+  });
+
+  it('carries a 3 MB string to the upstream and still serves afterwards', async () => {
+    const big = await rawPost(gateway.url, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'paged__nope', arguments: { s: 'x'.repeat(3_000_000) } } }, { sessionId });
+    expect(big.status).toBe(200);
+    const ping = await rawPost(gateway.url, { jsonrpc: '2.0', id: 9, method: 'ping' }, { sessionId });
+    expect(ping.status).toBe(200);
+  });
+});
