@@ -67,7 +67,8 @@ async function answersPing(port: number): Promise<void> {
   }
 }
 
-function pingOnce(port: number): Promise<boolean> {
+/** Whether a redis-server on 127.0.0.1:port answers PING (once, within a second). */
+export function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const finish = (answered: boolean): void => {

@@ -1,0 +1,65 @@
+// What each HTTP request leaves behind: the log context its handlers run in (so every line they
+// write carries the request id and the short session id, see observe/log-context.ts), one access
+// log line (method, path, status, duration; never headers or the query string), and the
+// switchboard_http_requests_total counter. Runs right after the request id middleware.
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from '../../observe/logger.js';
+import { runWithLogContext, type LogContext } from '../../observe/log-context.js';
+import { OTHER } from '../../observe/metrics.js';
+import { isWellFormedSessionId } from '../../session/session-id.js';
+import type { AppEnv } from '../app-env.js';
+
+export interface ObserveRequestsOptions {
+  readonly logger: Logger;
+  readonly mcpPath: string;
+  readonly metrics?: { countHttpRequest(route: string, method: string, status: number): void };
+  /** Routes with their own label value; anything else is "other" (a client picks paths freely). */
+  readonly routes?: readonly string[];
+}
+
+const HTTP_METHODS = new Set(['GET', 'POST', 'DELETE', 'HEAD', 'OPTIONS', 'PUT', 'PATCH']);
+const WELL_KNOWN_PREFIX = '/.well-known/';
+const WELL_KNOWN_ROUTE = '/.well-known/*';
+/** Unknown paths are a client's free text: logged, but not at any length. */
+const MAX_LOGGED_PATH_CHARS = 200;
+/** The same eight characters gateway.ts logs (shortId), never the whole id, which is a credential. */
+const SHORT_SESSION_CHARS = 8;
+
+export function observeRequests({
+  logger,
+  mcpPath,
+  metrics,
+  routes = ['/healthz', '/readyz', '/metrics'],
+}: ObserveRequestsOptions): MiddlewareHandler<AppEnv> {
+  const known = new Set([mcpPath, ...routes]);
+  return async function observeRequestsMiddleware(c, next) {
+    const started = performance.now();
+    const requestId = c.get('requestId');
+    const sessionHeader = c.req.header('mcp-session-id');
+    const session = isWellFormedSessionId(sessionHeader) ? sessionHeader.slice(0, SHORT_SESSION_CHARS) : undefined;
+    const context: LogContext = session === undefined ? { requestId } : { requestId, session };
+    await runWithLogContext(context, next);
+
+    const path = c.req.path;
+    const route = known.has(path) ? path : path.startsWith(WELL_KNOWN_PREFIX) ? WELL_KNOWN_ROUTE : OTHER;
+    const method = HTTP_METHODS.has(c.req.method) ? c.req.method : OTHER;
+    const status = c.res.status;
+    metrics?.countHttpRequest(route, method, status);
+    // Probes and scrapes come every few seconds and say nothing new: debug, not info.
+    const level = route === mcpPath || route === WELL_KNOWN_ROUTE ? 'info' : 'debug';
+    if (!logger.isLevelEnabled(level)) return;
+    const streamed = c.res.headers.get('content-type')?.startsWith('text/event-stream') === true;
+    logger[level](
+      {
+        ...context,
+        method,
+        path: path.length > MAX_LOGGED_PATH_CHARS ? `${path.slice(0, MAX_LOGGED_PATH_CHARS)}…` : path,
+        status,
+        // For a stream, the time to its first byte: the stream itself may stay open for hours.
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        ...(streamed && { stream: true }),
+      },
+      'http request',
+    );
+  };
+}

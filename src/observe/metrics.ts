@@ -1,0 +1,279 @@
+// Prometheus metrics (contract, "Metrics"), in a registry of the gateway's own: two gateways in one
+// process (tests, an embedding application) never share or double-register series, and nothing
+// else in the process writes into ours.
+//
+// Every label has a bounded set of values, whatever clients send: `method` is one of the MCP
+// methods listed below or "other"; `server` is a configured upstream's name, or "" for requests the
+// gateway answers itself (merged lists, ping, unknown tools and methods); `route` is one of the
+// gateway's routes or "other". Never arguments, tokens, session ids or URIs.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
+import type { Upstream, UpstreamState } from '../upstream/types.js';
+import type { Logger } from './logger.js';
+
+/** Client requests that get their own `method` label value; anything else counts as "other". */
+export const RPC_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'completion/complete',
+  'logging/setLevel',
+  'tasks/get',
+  'tasks/result',
+  'tasks/list',
+  'tasks/cancel',
+]);
+
+/** Notifications the gateway forwards to sessions that get their own `method` label value. */
+export const NOTIFICATION_METHODS: ReadonlySet<string> = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/message',
+  'notifications/progress',
+  'notifications/cancelled',
+  'notifications/tasks/status',
+  'notifications/elicitation/complete',
+]);
+
+export const OTHER = 'other';
+/** The `server` label of requests no upstream took part in. */
+export const GATEWAY_SERVER_LABEL = '';
+
+/** From 5 ms (a cached list) to 5 minutes (a long tool call). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** The part of UpstreamPool that metrics follow. */
+export interface UpstreamSet {
+  readonly all: readonly Upstream[];
+  onChange(listener: (changes: { readonly added: readonly Upstream[]; readonly removed: readonly Upstream[] }) => void): unknown;
+}
+
+export interface MetricsOptions {
+  /** Where the sessions gauge comes from (SessionStore.count()), read at scrape time. */
+  readonly sessions: { count(): Promise<number> };
+  /** A count younger than this is reused: scrapes from several Prometheus servers cost one read. */
+  readonly sessionsCacheMs?: number;
+  /** A store slower than this answers the scrape with the last count (and session_store_up 0). */
+  readonly sessionsTimeoutMs?: number;
+  readonly logger?: Pick<Logger, 'warn' | 'info'>;
+  /**
+   * Which names may be a `server` label value: the configured servers. By default the upstreams
+   * followed with watchUpstream; pass the config's names when some servers have no shared
+   * upstream to follow (isolation: session).
+   */
+  readonly isServer?: (name: string) => boolean;
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  /** Feeds the request and notification metrics; add it to GatewayOptions.observers. */
+  readonly observer: GatewayObserver;
+
+  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome'>;
+  readonly #rpcDuration: Histogram<'method' | 'server'>;
+  readonly #notifications: Counter<'method'>;
+  readonly #upstreamUp: Gauge<'server'>;
+  readonly #upstreamRestarts: Counter<'server'>;
+  readonly #upstreamConnectFailures: Counter<'server'>;
+  readonly #httpRequests: Counter<'route' | 'method' | 'status'>;
+  readonly #sessionsActive: Gauge;
+  readonly #sessionStoreUp: Gauge;
+  readonly #servers = new Set<string>();
+  #streams: { readonly size: number } | undefined;
+  readonly #isServer: (name: string) => boolean;
+
+  constructor({ sessions, sessionsCacheMs = 1_000, sessionsTimeoutMs = 1_000, logger, isServer }: MetricsOptions) {
+    this.#isServer = isServer ?? ((name) => this.#servers.has(name));
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.#rpcRequests = new Counter({
+      name: 'switchboard_rpc_requests_total',
+      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone) and outcome (ok | error | denied)',
+      labelNames: ['method', 'server', 'outcome'],
+      registers,
+    });
+    this.#rpcDuration = new Histogram({
+      name: 'switchboard_rpc_duration_seconds',
+      help: 'Time from receiving a JSON-RPC request to having its response, by MCP method and upstream server',
+      labelNames: ['method', 'server'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#notifications = new Counter({
+      name: 'switchboard_notifications_forwarded_total',
+      help: 'Notifications delivered to client sessions, counted once per session, by method',
+      labelNames: ['method'],
+      registers,
+    });
+    this.#upstreamUp = new Gauge({
+      name: 'switchboard_upstream_up',
+      help: '1 while the upstream server is connected and answering, else 0',
+      labelNames: ['server'],
+      registers,
+    });
+    this.#upstreamRestarts = new Counter({
+      name: 'switchboard_upstream_restarts_total',
+      help: 'Times a connected upstream was lost (process exit, failed ping, open circuit) and is being restarted',
+      labelNames: ['server'],
+      registers,
+    });
+    this.#upstreamConnectFailures = new Counter({
+      name: 'switchboard_upstream_connect_failures_total',
+      help: 'Connection attempts to an upstream that failed (each is retried with backoff)',
+      labelNames: ['server'],
+      registers,
+    });
+    this.#httpRequests = new Counter({
+      name: 'switchboard_http_requests_total',
+      help: 'HTTP requests answered, by route, HTTP method and status code',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+
+    let storeAnswered = true;
+    const refreshSessions = cachedRefresh(sessionsCacheMs, async () => {
+      try {
+        this.#sessionsActive.set(await withTimeout(sessions.count(), sessionsTimeoutMs));
+        this.#sessionStoreUp.set(1);
+        if (!storeAnswered) logger?.info('metrics: the session store answers the session count again');
+        storeAnswered = true;
+      } catch (error) {
+        // The last count stays: a scrape must not fail, nor report 0 sessions, because Redis hiccuped.
+        this.#sessionStoreUp.set(0);
+        if (storeAnswered) logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics: could not count sessions');
+        storeAnswered = false;
+      }
+    });
+    this.#sessionsActive = new Gauge({
+      name: 'switchboard_sessions_active',
+      help: 'Live client sessions in the session store (all replicas, when the store is shared)',
+      registers,
+      collect: () => refreshSessions(),
+    });
+    this.#sessionStoreUp = new Gauge({
+      name: 'switchboard_session_store_up',
+      help: '1 when the session store answered the last count, else 0',
+      registers,
+      collect: () => refreshSessions(),
+    });
+    const streamsGauge: Gauge = new Gauge({
+      name: 'switchboard_sse_streams_open',
+      help: 'Server-Sent Events streams this replica holds open (GET streams and POST answers that stream)',
+      registers,
+      collect: () => {
+        streamsGauge.set(this.#streams?.size ?? 0);
+      },
+    });
+
+    this.observer = {
+      onRequest: (event) => this.#onRequest(event),
+      onNotificationForwarded: (event) => this.#onNotification(event),
+    };
+  }
+
+  /**
+   * Follows one upstream: `switchboard_upstream_up` tracks its state, and losses and failed
+   * connects are counted. Its name becomes a valid `server` label value. Returns a function that
+   * stops following it and removes its series (for a server removed by a reload).
+   */
+  watchUpstream(upstream: Upstream): () => void {
+    const server = upstream.name;
+    this.#servers.add(server);
+    this.#upstreamRestarts.inc({ server }, 0);
+    this.#upstreamConnectFailures.inc({ server }, 0);
+    let previous: UpstreamState = upstream.state;
+    this.#upstreamUp.set({ server }, previous === 'ready' ? 1 : 0);
+    const unsubscribe = upstream.onStateChange((state) => {
+      this.#upstreamUp.set({ server }, state === 'ready' ? 1 : 0);
+      if (previous === 'ready' && (state === 'failed' || state === 'connecting')) this.#upstreamRestarts.inc({ server });
+      if (previous === 'connecting' && state === 'failed') this.#upstreamConnectFailures.inc({ server });
+      previous = state;
+    });
+    return () => {
+      unsubscribe();
+      this.#servers.delete(server);
+      this.#upstreamUp.remove({ server });
+      this.#upstreamRestarts.remove({ server });
+      this.#upstreamConnectFailures.remove({ server });
+    };
+  }
+
+  /** Follows every upstream of the pool, and those a reload adds or replaces later. */
+  watchPool(pool: UpstreamSet): void {
+    const unwatch = new Map<Upstream, () => void>();
+    for (const upstream of pool.all) unwatch.set(upstream, this.watchUpstream(upstream));
+    pool.onChange(({ added, removed }) => {
+      // Removed first: a replaced server leaves and comes back under the same name.
+      for (const upstream of removed) {
+        unwatch.get(upstream)?.();
+        unwatch.delete(upstream);
+      }
+      for (const upstream of added) unwatch.set(upstream, this.watchUpstream(upstream));
+    });
+  }
+
+  /** Where `switchboard_sse_streams_open` reads its value at scrape time (OpenStreams). */
+  countStreams(streams: { readonly size: number }): void {
+    this.#streams = streams;
+  }
+
+  /** One answered HTTP request; `route` must come from a fixed set (see observe-requests.ts). */
+  countHttpRequest(route: string, method: string, status: number): void {
+    this.#httpRequests.inc({ route, method, status: String(status) });
+  }
+
+  /** The text exposition format, with its content type. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  #onRequest(event: RequestEvent): void {
+    const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
+    const server = event.server !== undefined && this.#isServer(event.server) ? event.server : GATEWAY_SERVER_LABEL;
+    this.#rpcRequests.inc({ method, server, outcome: event.outcome });
+    this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
+  }
+
+  #onNotification(event: NotificationEvent): void {
+    const method = NOTIFICATION_METHODS.has(event.method) ? event.method : OTHER;
+    this.#notifications.inc({ method }, event.sessions);
+  }
+}
+
+/**
+ * Runs `refresh` at most once per `maxAgeMs`; callers in between share the running or last
+ * refresh (the sessions gauge and the store gauge collect from one count).
+ */
+function cachedRefresh(maxAgeMs: number, refresh: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let doneAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    if (running) return running;
+    if (performance.now() - doneAt < maxAgeMs) return Promise.resolve();
+    running = refresh().finally(() => {
+      doneAt = performance.now();
+      running = undefined;
+    });
+    return running;
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

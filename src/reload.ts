@@ -1,0 +1,55 @@
+// Config reload: on a file change or SIGHUP the new config is validated first; an invalid one
+// changes nothing (the problems are logged). A valid one starts added servers, stops removed ones,
+// replaces changed ones, and re-merges the catalogue, which announces list_changed to sessions.
+// Sessions survive. Settings that cannot change in a running process are named in a warning.
+import { ConfigError } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { watchConfig } from './config/watch.js';
+import type { Logger } from './observe/logger.js';
+
+/** Sections a running gateway cannot take over without a restart. */
+const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'limits'] as const;
+
+export interface ReloadSource {
+  /** The file to watch. */
+  readonly file: string;
+  /** Loads and validates it (with the same environment and command line overrides as at start). */
+  load(): Promise<Config>;
+}
+
+export interface ReloadTarget {
+  current(): Config;
+  apply(next: Config): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
+}
+
+export function startReloading(source: ReloadSource, target: ReloadTarget, logger: Logger): { close(): void } {
+  let running: Promise<void> = Promise.resolve();
+  const watcher = watchConfig(source.file, (trigger) => {
+    // One reload at a time, in order: a second change waits for the first to be applied.
+    running = running.then(() => reloadOnce(trigger));
+  });
+
+  async function reloadOnce(trigger: string): Promise<void> {
+    let next: Config;
+    try {
+      next = await source.load();
+    } catch (error) {
+      const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: String(error) }];
+      logger.error({ trigger, file: source.file, problems }, 'config reload refused: the new config is invalid; the running config stays');
+      return;
+    }
+    const previous = target.current();
+    const unchangeable = RESTART_ONLY.filter((section) => JSON.stringify(previous[section]) !== JSON.stringify(next[section]));
+    if (unchangeable.length > 0) {
+      logger.warn({ sections: unchangeable }, 'config reload: these sections only take effect after a restart');
+    }
+    try {
+      const changes = await target.apply(next);
+      logger.info({ trigger, ...changes }, 'config reloaded');
+    } catch (error) {
+      logger.error({ trigger, err: error instanceof Error ? error.message : String(error) }, 'config reload failed');
+    }
+  }
+
+  return { close: () => watcher.close() };
+}
