@@ -7,6 +7,8 @@ export interface SessionStoreConfig {
   store: 'memory' | 'redis';
   redisUrl?: string;
   idleTimeoutSeconds: number;
+  /** Prefix of every Redis key and channel; default "switchboard:". */
+  keyPrefix?: string;
 }
 
 export interface SessionStoreDeps {
@@ -15,11 +17,11 @@ export interface SessionStoreDeps {
 }
 
 export function createSessionStore(
-  { store, redisUrl, idleTimeoutSeconds }: SessionStoreConfig,
+  { store, redisUrl, idleTimeoutSeconds, keyPrefix }: SessionStoreConfig,
   { logger }: SessionStoreDeps = {},
 ): SessionStore {
   if (store === 'memory') return new MemorySessionStore({ idleTimeoutSeconds });
   // The config schema should already refuse this; a clear message here costs nothing if it does not.
   if (!redisUrl) throw new Error('sessions.store is redis but sessions.redisUrl (or REDIS_URL) is not set');
-  return new RedisSessionStore({ url: redisUrl, idleTimeoutSeconds, logger });
+  return new RedisSessionStore({ url: redisUrl, idleTimeoutSeconds, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
 }

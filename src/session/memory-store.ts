@@ -65,6 +65,11 @@ export class MemorySessionStore implements SessionStore {
     return this.#entries.size;
   }
 
+  async listIds(): Promise<string[]> {
+    this.#dropExpired();
+    return [...this.#entries.keys()];
+  }
+
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {

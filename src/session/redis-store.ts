@@ -103,6 +103,15 @@ export class RedisSessionStore implements SessionStore {
     return Number(live);
   }
 
+  async listIds(): Promise<string[]> {
+    return this.#run('listIds', async () => {
+      // The index's scores are expiry times by Redis' clock; anything at or above its now is live.
+      const [seconds, micros] = await this.#redis.time();
+      const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      return this.#redis.zrangebyscore(this.#indexKey, nowMs, '+inf');
+    });
+  }
+
   async ping(): Promise<void> {
     try {
       await this.#redis.ping();

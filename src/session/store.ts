@@ -22,7 +22,7 @@ export interface SessionRecord {
   readonly createdAt: number;
 }
 
-/** The fields a running session may change. */
+/** The fields a running session may change; upstreamSessions is merged key by key (apply-patch.ts). */
 export type SessionPatch = Partial<Pick<SessionRecord, 'logLevel' | 'subscriptions' | 'upstreamSessions'>>;
 
 export interface SessionStore {
@@ -41,6 +41,8 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Counts live sessions (for the sessions gauge). */
   count(): Promise<number>;
+  /** Ids of all live sessions, for notifications that go to every session (list_changed). */
+  listIds(): Promise<string[]>;
   /** Resolves when the store answers; rejects with a clear error otherwise (readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

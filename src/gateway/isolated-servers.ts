@@ -1,0 +1,434 @@
+// Servers with `isolation: session`: each client session gets its own upstream connection, so an
+// upstream's state, notifications and requests belong to exactly one session.
+//
+// - stdio: one process per session, owned by the replica that started it (recorded in the
+//   session record as `replica:{id}`). A request that lands on another replica is forwarded to the
+//   owner over the bus, and what the upstream sends back (progress, log messages, server-to-client
+//   requests, the result) returns the same way. An owner that does not acknowledge within a few
+//   seconds is gone: the replica takes the session over with a fresh process.
+// - HTTP: the upstream's own session id is kept in the session record, so any replica can
+//   continue that upstream session over its own connection.
+import type { Logger } from '../observe/logger.js';
+import type { Bus } from '../session/bus.js';
+import type { SessionRecord, SessionStore } from '../session/store.js';
+import { UpstreamUnavailableError } from '../upstream/errors.js';
+import type { SessionUpstreamFactory } from '../upstream/session-upstreams.js';
+import type { ProgressUpdate, Upstream, UpstreamNotification } from '../upstream/types.js';
+import type { ServerLists } from './catalog-view.js';
+import { RpcError, toRpcError } from './errors.js';
+import { isJsonObject, type JsonObject } from './json.js';
+import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc.js';
+import { fetchAllPages } from './list-pages.js';
+import { exposeUri } from './namespace.js';
+import type { RelatedChannel } from './related-channel.js';
+import type { ServerRequestRelay } from './server-requests.js';
+import type { SessionOutbox } from './session-outbox.js';
+
+export interface IsolatedServer {
+  readonly name: string;
+  readonly prefix: string;
+  readonly transport: 'stdio' | 'http';
+}
+
+export interface IsolatedRequestOptions {
+  readonly signal: AbortSignal;
+  readonly onProgress?: (update: ProgressUpdate) => void;
+  readonly related?: RelatedChannel;
+}
+
+interface LocalConnection {
+  readonly upstream: Upstream;
+  readonly session: SessionRecord;
+  lastUsed: number;
+  readonly inFlight: Set<RelatedChannel | undefined>;
+  lists?: Promise<ServerLists>;
+  readonly detach: () => void;
+}
+
+interface Forwarded {
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+  acknowledged(): void;
+  readonly options: IsolatedRequestOptions;
+}
+
+const OWNER_PREFIX = 'replica:';
+const ACK_TIMEOUT_MS = 3_000;
+const READY_TIMEOUT_MS = 30_000;
+const Topic = {
+  request: 'iso-request',
+  ack: 'iso-ack',
+  related: 'iso-related',
+  result: 'iso-result',
+  cancel: 'iso-cancel',
+  invalidate: 'iso-invalidate',
+  notify: 'iso-notify',
+  close: 'iso-close',
+} as const;
+
+export interface IsolationOptions {
+  /** The session-isolated servers of the config in force. */
+  readonly servers: () => readonly IsolatedServer[];
+  readonly factory: SessionUpstreamFactory;
+  /** A session's connections unused this long are closed (the session has likely expired). */
+  readonly idleTimeoutMs: number;
+}
+
+export class IsolatedServers {
+  readonly #local = new Map<string, Map<string, LocalConnection>>();
+  readonly #remoteLists = new Map<string, Promise<ServerLists>>();
+  readonly #forwarded = new Map<string, Forwarded>();
+  readonly #served = new Map<string, AbortController>();
+  readonly #detach: (() => void)[] = [];
+  #counter = 0;
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: IsolationOptions & {
+      readonly store: SessionStore;
+      readonly bus: Bus;
+      readonly outbox: SessionOutbox;
+      readonly relay: ServerRequestRelay;
+      readonly logger: Logger;
+    },
+  ) {}
+
+  start(): void {
+    const { bus } = this.options;
+    this.#detach.push(
+      bus.on(Topic.request, (payload, from) => void this.#serveForwarded(payload, from)),
+      bus.on(Topic.ack, (payload) => this.#forwarded.get(String(payload.fid))?.acknowledged()),
+      bus.on(Topic.related, (payload) => this.#onRelated(payload)),
+      bus.on(Topic.result, (payload) => this.#onResult(payload)),
+      bus.on(Topic.cancel, (payload) => this.#served.get(String(payload.fid))?.abort('cancelled by the client')),
+      bus.on(Topic.invalidate, (payload) => this.#remoteLists.delete(listsKey(String(payload.sessionId), String(payload.server)))),
+      bus.on(Topic.close, (payload) => void this.#closeLocal(String(payload.sessionId))),
+      bus.on(Topic.notify, (payload) => this.#notifyLocal(String(payload.sessionId), String(payload.method), payload.params)),
+    );
+    this.#sweep = setInterval(() => this.#closeIdle(), Math.min(this.options.idleTimeoutMs, 60_000));
+    this.#sweep.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#sweep);
+    for (const detach of this.#detach.splice(0)) detach();
+    await Promise.all([...this.#local.keys()].map((sessionId) => this.#closeLocal(sessionId)));
+  }
+
+  hasAny(): boolean {
+    return this.options.servers().length > 0;
+  }
+
+  has(server: string): boolean {
+    return this.options.servers().some((candidate) => candidate.name === server);
+  }
+
+  /** Sends a request to the session's own connection to `server`, wherever it lives. */
+  async request(session: SessionRecord, server: string, method: string, params: JsonObject | undefined, options: IsolatedRequestOptions): Promise<JsonObject> {
+    const isolated = this.#server(server);
+    const owner = isolated.transport === 'stdio' ? ownerOf(session, server) : undefined;
+    if (owner !== undefined && owner !== this.options.bus.replicaId) {
+      const forwarded = await this.#forward(owner, session, server, method, params, options);
+      if (forwarded.kind === 'answered') return forwarded.result;
+      this.options.logger.warn({ server, owner }, 'the replica holding a session-isolated upstream is gone; taking the session over');
+    }
+    const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId);
+    return this.#requestLocal(connection, method, params, options);
+  }
+
+  /** The session's own lists of every isolated server, in config order. */
+  async lists(session: SessionRecord): Promise<ServerLists[]> {
+    const all = await Promise.all(
+      this.options.servers().map((server) =>
+        this.#listsOf(session, server).catch((error: unknown) => {
+          this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
+          return undefined;
+        }),
+      ),
+    );
+    return all.filter((lists): lists is ServerLists => lists !== undefined);
+  }
+
+  /** A client notification for its own upstreams (roots/list_changed), wherever they run. */
+  async notifySession(sessionId: string, method: string, params: JsonObject | undefined): Promise<void> {
+    if (!this.hasAny()) return;
+    await this.options.bus.broadcast(Topic.notify, { sessionId, method, ...(params && { params }) });
+  }
+
+  #notifyLocal(sessionId: string, method: string, params: unknown): void {
+    for (const connection of this.#local.get(sessionId)?.values() ?? []) {
+      if (connection.upstream.state !== 'ready') continue;
+      void connection.upstream.notify(method, isJsonObject(params) ? params : undefined).catch(() => {});
+    }
+  }
+
+  /** The session ended: its connections close, here and on the replicas that own them. */
+  async closeSession(sessionId: string): Promise<void> {
+    await this.#closeLocal(sessionId);
+    await this.options.bus.broadcast(Topic.close, { sessionId }).catch(() => {});
+  }
+
+  #server(name: string): IsolatedServer {
+    const server = this.options.servers().find((candidate) => candidate.name === name);
+    if (!server) throw new UpstreamUnavailableError(name, 'it is not configured');
+    return server;
+  }
+
+  async #listsOf(session: SessionRecord, server: IsolatedServer): Promise<ServerLists> {
+    const local = this.#local.get(session.id)?.get(server.name);
+    const owner = server.transport === 'stdio' ? ownerOf(session, server.name) : undefined;
+    const remote = owner !== undefined && owner !== this.options.bus.replicaId && !local;
+    if (!remote) {
+      const connection = local ?? (await this.#connection(session, server.name, true));
+      connection.lists ??= this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal: new AbortController().signal }));
+      return connection.lists;
+    }
+    const key = listsKey(session.id, server.name);
+    let lists = this.#remoteLists.get(key);
+    if (!lists) {
+      lists = this.#fetchLists(server, (method, params) => this.request(session, server.name, method, params, { signal: new AbortController().signal }));
+      this.#remoteLists.set(key, lists);
+      lists.catch(() => this.#remoteLists.delete(key));
+    }
+    return lists;
+  }
+
+  async #fetchLists(server: IsolatedServer, send: (method: string, params: JsonObject | undefined) => Promise<JsonObject>): Promise<ServerLists> {
+    // A resumed HTTP session did not see initialize, so capabilities are unknown: ask for every
+    // list, and read "method not found" as "none".
+    const fetch = (method: string, key: string) =>
+      fetchAllPages({ request: send }, method, key).catch((error: unknown) => {
+        if (toRpcError(error).code === -32601) return [];
+        throw error;
+      });
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      fetch('tools/list', 'tools'),
+      fetch('prompts/list', 'prompts'),
+      fetch('resources/list', 'resources'),
+      fetch('resources/templates/list', 'resourceTemplates'),
+    ]);
+    return { server: server.name, prefix: server.prefix, tools, prompts, resources, resourceTemplates };
+  }
+
+  /** This replica's connection for the session, made (and claimed in the record) if needed. */
+  async #connection(session: SessionRecord, server: string, claim: boolean): Promise<LocalConnection> {
+    const existing = this.#local.get(session.id)?.get(server);
+    if (existing) {
+      existing.lastUsed = Date.now();
+      return existing;
+    }
+    const isolated = this.#server(server);
+    const stored = session.upstreamSessions[server];
+    const resume = isolated.transport === 'http' && stored !== undefined && !stored.startsWith(OWNER_PREFIX) ? stored : undefined;
+    const upstream = this.options.factory.create(server, session.id, resume);
+    const connection: LocalConnection = {
+      upstream,
+      session,
+      lastUsed: Date.now(),
+      inFlight: new Set(),
+      detach: () => {},
+    };
+    Object.assign(connection, { detach: this.#listen(connection, server) });
+    let sessions = this.#local.get(session.id);
+    if (!sessions) {
+      sessions = new Map();
+      this.#local.set(session.id, sessions);
+    }
+    sessions.set(server, connection);
+    await waitUntilReady(upstream, READY_TIMEOUT_MS);
+    const recorded =
+      isolated.transport === 'stdio' ? `${OWNER_PREFIX}${this.options.bus.replicaId}` : this.options.factory.sessionIdOf(upstream);
+    if (recorded !== undefined && (claim || isolated.transport === 'http') && recorded !== stored) {
+      await this.options.store.update(session.id, { upstreamSessions: { [server]: recorded } });
+    }
+    return connection;
+  }
+
+  async #requestLocal(connection: LocalConnection, method: string, params: JsonObject | undefined, options: IsolatedRequestOptions): Promise<JsonObject> {
+    connection.lastUsed = Date.now();
+    const related = options.related;
+    connection.inFlight.add(related);
+    try {
+      return await connection.upstream.request(method, params, {
+        signal: options.signal,
+        ...(options.onProgress && { onProgress: options.onProgress }),
+      });
+    } finally {
+      connection.inFlight.delete(related);
+    }
+  }
+
+  /** Everything the session's own upstream says goes to that session. */
+  #listen(connection: LocalConnection, server: string): () => void {
+    const { session, upstream } = connection;
+    upstream.setServerRequestHandler((request) => {
+      const related = connection.inFlight.size === 1 ? [...connection.inFlight][0] : undefined;
+      return this.options.relay.relayTo({ session, related }, request);
+    });
+    return upstream.onNotification((notification) => void this.#onNotification(connection, server, notification));
+  }
+
+  async #onNotification(connection: LocalConnection, server: string, notification: UpstreamNotification): Promise<void> {
+    const { session } = connection;
+    const message: JsonRpcNotification = { jsonrpc: '2.0', method: notification.method, ...(notification.params && { params: notification.params }) };
+    try {
+      if (notification.method.endsWith('/list_changed') && notification.method !== 'notifications/roots/list_changed') {
+        delete connection.lists;
+        await this.options.bus.broadcast(Topic.invalidate, { sessionId: session.id, server });
+        await this.options.outbox.toSessions([session.id], message);
+        return;
+      }
+      if (notification.method === 'notifications/resources/updated') {
+        const uri = isJsonObject(notification.params) && typeof notification.params.uri === 'string' ? notification.params.uri : undefined;
+        if (uri === undefined) return;
+        const prefixed = this.#server(server).prefix !== '';
+        await this.options.outbox.toSessions([session.id], { ...message, params: { ...notification.params, uri: prefixed ? exposeUri(server, uri) : uri } });
+        return;
+      }
+      if (notification.method === 'notifications/progress' || notification.method === 'notifications/cancelled') return;
+      const related = connection.inFlight.size === 1 ? [...connection.inFlight][0] : undefined;
+      if (related) related.send(message);
+      else await this.options.outbox.toSessions([session.id], message);
+    } catch (error) {
+      this.options.logger.warn({ server, method: notification.method, err: toRpcError(error).message }, 'could not deliver a notification');
+    }
+  }
+
+  // ---- forwarding between replicas -------------------------------------------------------------
+
+  async #forward(
+    owner: string,
+    session: SessionRecord,
+    server: string,
+    method: string,
+    params: JsonObject | undefined,
+    options: IsolatedRequestOptions,
+  ): Promise<{ kind: 'answered'; result: JsonObject } | { kind: 'owner-gone' }> {
+    this.#counter += 1;
+    const fid = `${this.options.bus.replicaId}.${this.#counter}`;
+    let acknowledged!: () => void;
+    const ack = new Promise<'ack'>((resolve) => (acknowledged = () => resolve('ack')));
+    const result = new Promise<JsonObject>((resolve, reject) => this.#forwarded.set(fid, { resolve, reject, acknowledged, options }));
+    const onAbort = () => void this.options.bus.send(owner, Topic.cancel, { fid }).catch(() => {});
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.options.bus.send(owner, Topic.request, {
+        fid,
+        session: session as unknown as Record<string, unknown>,
+        server,
+        method,
+        ...(params && { params }),
+        progress: options.onProgress !== undefined,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const heard = await Promise.race([ack, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ACK_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+      if (heard === 'timeout') return { kind: 'owner-gone' };
+      return { kind: 'answered', result: await result };
+    } finally {
+      options.signal.removeEventListener('abort', onAbort);
+      this.#forwarded.delete(fid);
+    }
+  }
+
+  async #serveForwarded(payload: Record<string, unknown>, from: string): Promise<void> {
+    const fid = String(payload.fid);
+    const session = payload.session as unknown as SessionRecord;
+    const server = String(payload.server);
+    if (ownerOf(session, server) !== this.options.bus.replicaId) return;
+    const { bus } = this.options;
+    await bus.send(from, Topic.ack, { fid }).catch(() => {});
+    const abort = new AbortController();
+    this.#served.set(fid, abort);
+    const related: RelatedChannel = {
+      send: (message: JsonRpcNotification | JsonRpcRequest) => void bus.send(from, Topic.related, { fid, message: message as unknown as Record<string, unknown> }).catch(() => {}),
+    };
+    try {
+      const connection = await this.#connection(session, server, false);
+      const result = await this.#requestLocal(connection, String(payload.method), isJsonObject(payload.params) ? payload.params : undefined, {
+        signal: abort.signal,
+        related,
+        ...(payload.progress === true && {
+          onProgress: (update: ProgressUpdate) => void bus.send(from, Topic.related, { fid, progress: update as unknown as Record<string, unknown> }).catch(() => {}),
+        }),
+      });
+      await bus.send(from, Topic.result, { fid, result });
+    } catch (error) {
+      await bus.send(from, Topic.result, { fid, error: toRpcError(error).toJson() }).catch(() => {});
+    } finally {
+      this.#served.delete(fid);
+    }
+  }
+
+  #onRelated(payload: Record<string, unknown>): void {
+    const forwarded = this.#forwarded.get(String(payload.fid));
+    if (!forwarded) return;
+    if (isJsonObject(payload.progress)) forwarded.options.onProgress?.(payload.progress as unknown as ProgressUpdate);
+    else if (isJsonObject(payload.message)) forwarded.options.related?.send(payload.message as unknown as JsonRpcNotification);
+  }
+
+  #onResult(payload: Record<string, unknown>): void {
+    const forwarded = this.#forwarded.get(String(payload.fid));
+    if (!forwarded) return;
+    if (isJsonObject(payload.result)) forwarded.resolve(payload.result);
+    else {
+      const error = isJsonObject(payload.error) ? payload.error : {};
+      forwarded.reject(new RpcError(Number(error.code ?? -32603), String(error.message ?? 'the owning replica failed'), error.data));
+    }
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------------
+
+  async #closeLocal(sessionId: string): Promise<void> {
+    const connections = this.#local.get(sessionId);
+    if (!connections) return;
+    this.#local.delete(sessionId);
+    for (const key of [...this.#remoteLists.keys()]) if (key.startsWith(`${sessionId}\u0000`)) this.#remoteLists.delete(key);
+    await Promise.all(
+      [...connections.values()].map(async (connection) => {
+        connection.detach();
+        await connection.upstream.stop();
+      }),
+    );
+  }
+
+  #closeIdle(): void {
+    const before = Date.now() - this.options.idleTimeoutMs;
+    for (const [sessionId, connections] of this.#local) {
+      if ([...connections.values()].every((connection) => connection.lastUsed < before && connection.inFlight.size === 0)) {
+        void this.#closeLocal(sessionId);
+      }
+    }
+  }
+}
+
+function ownerOf(session: SessionRecord, server: string): string | undefined {
+  const stored = session.upstreamSessions[server];
+  return stored?.startsWith(OWNER_PREFIX) ? stored.slice(OWNER_PREFIX.length) : undefined;
+}
+
+function listsKey(sessionId: string, server: string): string {
+  return `${sessionId}\u0000${server}`;
+}
+
+function waitUntilReady(upstream: Upstream, timeoutMs: number): Promise<void> {
+  if (upstream.state === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new UpstreamUnavailableError(upstream.name, upstream.status().lastError ?? 'it did not start in time'));
+    }, timeoutMs);
+    const off = upstream.onStateChange((state) => {
+      if (state === 'ready') {
+        clearTimeout(timer);
+        off();
+        resolve();
+      } else if (state === 'failed') {
+        // A session's own process that cannot start is an error for this request, not a wait.
+        clearTimeout(timer);
+        off();
+        reject(new UpstreamUnavailableError(upstream.name, upstream.status().lastError ?? 'it could not start'));
+      }
+    });
+  });
+}

@@ -1,0 +1,36 @@
+// When the merged catalogue changes, every session hears about it once. A remote upstream's change
+// is seen by every replica on its own connection, so only the replica that claims the change's
+// digest first announces it, to every session of every replica. A stdio upstream's change happens
+// in one replica's own process, so that replica announces it without asking: a claim would also
+// swallow the same change repeated (a server that restarts twice within the claim's lifetime).
+import type { Logger } from '../observe/logger.js';
+import type { Bus } from '../session/bus.js';
+import type { Catalog, ListKind } from './catalog.js';
+import type { GatewayObserver } from './observer.js';
+import type { SessionOutbox } from './session-outbox.js';
+
+/** Long enough for every replica to have seen the same change; short enough not to mask a repeat. */
+const CLAIM_SECONDS = 10;
+
+export function announceListChanges(
+  catalog: Catalog,
+  bus: Bus,
+  outbox: SessionOutbox,
+  observer: Required<GatewayObserver>,
+  logger: Logger,
+): () => void {
+  return catalog.onChange(({ kinds, seenByAllReplicas }) => {
+    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas ? digest : undefined);
+  });
+
+  async function announce(kind: ListKind, claimDigest: string | undefined): Promise<void> {
+    const method = `notifications/${kind}/list_changed`;
+    try {
+      if (claimDigest !== undefined && !(await bus.claimOnce(`list_changed:${kind}:${claimDigest}`, CLAIM_SECONDS))) return;
+      const sessions = await outbox.toAllSessions({ jsonrpc: '2.0', method });
+      observer.onNotificationForwarded({ method, sessions });
+    } catch (error) {
+      logger.warn({ method, err: error instanceof Error ? error.message : String(error) }, 'could not announce a list change');
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// The answer to one POSTed request: plain JSON when the request produced nothing but its response
+// (the fast path: no event log, no stream), or an SSE stream from the moment something related to
+// the request has to go out before the response (progress, a log message, a server-to-client
+// request). Everything sent on such a stream is logged first, so a client that loses the
+// connection can resume it with GET and Last-Event-ID, on any replica, and still get the response:
+// a dropped connection is not a cancellation.
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import type { RelatedChannel } from '../../gateway/related-channel.js';
+import type { Logger } from '../../observe/logger.js';
+import type { EventMessage, SessionEvents } from '../../session/events.js';
+import type { OpenStreams } from './open-streams.js';
+import { SseStream } from './sse-stream.js';
+import { newStreamId, RECONNECT_DELAY_MS } from './stream-ids.js';
+
+export interface PostReplyOptions {
+  readonly sessionId: string;
+  readonly events: SessionEvents;
+  readonly openStreams: OpenStreams;
+  /** Whether to start streams with a priming event (clients of 2025-11-25 and later). */
+  readonly prime: boolean;
+  readonly headers: Record<string, string>;
+  readonly logger: Logger;
+}
+
+export class PostReply {
+  readonly response: Promise<Response>;
+  readonly related: RelatedChannel;
+  #respond: (response: Response) => void = () => {};
+  #stream: { id: string; sse: SseStream } | undefined;
+  #finished = false;
+  /** Appends and writes happen in order, one after another. */
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: PostReplyOptions) {
+    this.response = new Promise((resolve) => (this.#respond = resolve));
+    this.related = { send: (message) => this.#sendRelated(message) };
+  }
+
+  /** The request's response: as JSON, or as the last event of the stream, which then ends. */
+  finish(response: JsonRpcResponse): void {
+    this.#finished = true;
+    if (!this.#stream) {
+      this.#respond(Response.json(response, { headers: this.options.headers }));
+      return;
+    }
+    const { sse } = this.#stream;
+    this.#enqueue(response).then(() => sse.close());
+  }
+
+  #sendRelated(message: JsonRpcNotification | JsonRpcRequest): void {
+    // Progress that arrives after the response has nothing left to belong to.
+    if (this.#finished) return;
+    if (!this.#stream) this.#startStream();
+    void this.#enqueue(message);
+  }
+
+  #startStream(): void {
+    const id = newStreamId('post');
+    const sse = new SseStream(this.options.headers);
+    this.#stream = { id, sse };
+    this.options.openStreams.add(this.options.sessionId, sse);
+    if (this.options.prime) sse.prime(`${id}.0`, RECONNECT_DELAY_MS);
+    this.#respond(sse.response);
+  }
+
+  #enqueue(message: JsonRpcNotification | JsonRpcRequest | JsonRpcResponse): Promise<void> {
+    const stream = this.#stream;
+    if (!stream) return Promise.resolve();
+    this.#chain = this.#chain.then(async () => {
+      let eventId: string | undefined;
+      try {
+        eventId = await this.options.events.append(this.options.sessionId, stream.id, message as unknown as EventMessage);
+      } catch (error) {
+        // Without the log the message can still go out now; it just cannot be replayed.
+        this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not log a stream event');
+      }
+      stream.sse.send(eventId, JSON.stringify(message));
+    });
+    return this.#chain;
+  }
+}

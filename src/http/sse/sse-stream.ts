@@ -1,0 +1,84 @@
+// One Server-Sent Events response. Knows the wire format and whether the client is still there;
+// nothing about MCP.
+
+const encoder = new TextEncoder();
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // Reverse proxies that buffer responses (nginx) would hold events back until the stream ends.
+  'x-accel-buffering': 'no',
+} as const;
+
+export class SseStream {
+  readonly response: Response;
+  #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #closed = false;
+  readonly #onClose = new Set<() => void>();
+
+  constructor(headers: Record<string, string> = {}) {
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      // The client went away: nothing more can be written, whatever the producer thinks.
+      cancel: () => this.#markClosed(),
+    });
+    this.response = new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Registers a callback for when the stream ends, by close() or because the client left. */
+  onClose(callback: () => void): void {
+    if (this.#closed) callback();
+    else this.#onClose.add(callback);
+  }
+
+  /** A message event; `data` must be one line (JSON.stringify output is). */
+  send(id: string | undefined, data: string): void {
+    this.#write(`event: message\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`);
+  }
+
+  /**
+   * The priming event of the 2025-11-25 transport: an id with empty data, which a client records
+   * as its Last-Event-ID without dispatching anything, and how long to wait before reconnecting.
+   */
+  prime(id: string, retryMs: number): void {
+    this.#write(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
+  }
+
+  /** A comment line: keeps idle connections (and the proxies in between) from timing out. */
+  comment(text: string): void {
+    this.#write(`: ${text}\n\n`);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    try {
+      this.#controller?.close();
+    } catch {
+      // Already errored or cancelled by the client.
+    }
+    this.#markClosed();
+  }
+
+  #write(chunk: string): void {
+    if (this.#closed || !this.#controller) return;
+    try {
+      this.#controller.enqueue(encoder.encode(chunk));
+    } catch {
+      this.#markClosed();
+    }
+  }
+
+  #markClosed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const callback of this.#onClose) callback();
+    this.#onClose.clear();
+  }
+}

@@ -1,0 +1,38 @@
+// The bus of a single replica: everything is local, so delivery is a function call.
+import { EventEmitter } from 'node:events';
+import { newReplicaId, type Bus, type BusHandler } from './bus.js';
+
+export class MemoryBus implements Bus {
+  readonly replicaId = newReplicaId();
+  readonly #topics = new EventEmitter();
+  readonly #claims = new Map<string, number>();
+
+  constructor() {
+    this.#topics.setMaxListeners(0);
+  }
+
+  async broadcast(topic: string, payload: Record<string, unknown>): Promise<void> {
+    this.#topics.emit(topic, payload, this.replicaId);
+  }
+
+  async send(replicaId: string, topic: string, payload: Record<string, unknown>): Promise<void> {
+    if (replicaId === this.replicaId) this.#topics.emit(topic, payload, this.replicaId);
+  }
+
+  on(topic: string, handler: BusHandler): () => void {
+    this.#topics.on(topic, handler);
+    return () => this.#topics.off(topic, handler);
+  }
+
+  async claimOnce(key: string, ttlSeconds: number): Promise<boolean> {
+    const now = Date.now();
+    for (const [claimed, expiresAt] of this.#claims) if (expiresAt <= now) this.#claims.delete(claimed);
+    if (this.#claims.has(key)) return false;
+    this.#claims.set(key, now + ttlSeconds * 1000);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#topics.removeAllListeners();
+  }
+}

@@ -1,0 +1,88 @@
+// The bus across replicas: one broadcast channel and one channel per replica, both on the shared
+// subscriber connection. Messages are small JSON envelopes: topic, sender, payload.
+import { Redis } from 'ioredis';
+import { newReplicaId, type Bus, type BusHandler } from './bus.js';
+import type { RedisPubSub } from './redis-pubsub.js';
+
+interface Envelope {
+  t: string;
+  f: string;
+  p: Record<string, unknown>;
+}
+
+export interface RedisBusOptions {
+  url: string;
+  pubsub: RedisPubSub;
+  keyPrefix?: string;
+}
+
+export class RedisBus implements Bus {
+  readonly replicaId = newReplicaId();
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #handlers = new Map<string, Set<BusHandler>>();
+  readonly #unsubscribes: (() => void)[];
+
+  constructor({ url, pubsub, keyPrefix = 'switchboard:' }: RedisBusOptions) {
+    this.#redis = new Redis(url, { lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 2, commandTimeout: 2_000 });
+    this.#redis.on('error', () => {});
+    this.#prefix = keyPrefix;
+    const deliver = (json: string) => this.#deliver(json);
+    this.#unsubscribes = [pubsub.subscribe(this.#broadcastChannel(), deliver), pubsub.subscribe(this.#replicaChannel(this.replicaId), deliver)];
+  }
+
+  async broadcast(topic: string, payload: Record<string, unknown>): Promise<void> {
+    await this.#redis.publish(this.#broadcastChannel(), this.#envelope(topic, payload));
+  }
+
+  async send(replicaId: string, topic: string, payload: Record<string, unknown>): Promise<void> {
+    await this.#redis.publish(this.#replicaChannel(replicaId), this.#envelope(topic, payload));
+  }
+
+  on(topic: string, handler: BusHandler): () => void {
+    let handlers = this.#handlers.get(topic);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(topic, handlers);
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  async claimOnce(key: string, ttlSeconds: number): Promise<boolean> {
+    const claimed = await this.#redis.set(`${this.#prefix}once:${key}`, this.replicaId, 'EX', ttlSeconds, 'NX');
+    return claimed === 'OK';
+  }
+
+  async close(): Promise<void> {
+    for (const unsubscribe of this.#unsubscribes) unsubscribe();
+    this.#handlers.clear();
+    try {
+      await this.#redis.quit();
+    } catch {
+      this.#redis.disconnect();
+    }
+  }
+
+  #deliver(json: string): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(json) as Envelope;
+    } catch {
+      return;
+    }
+    for (const handler of this.#handlers.get(envelope.t) ?? []) handler(envelope.p, envelope.f);
+  }
+
+  #envelope(topic: string, payload: Record<string, unknown>): string {
+    return JSON.stringify({ t: topic, f: this.replicaId, p: payload } satisfies Envelope);
+  }
+
+  #broadcastChannel(): string {
+    return `${this.#prefix}bus`;
+  }
+
+  #replicaChannel(replicaId: string): string {
+    return `${this.#prefix}bus:${replicaId}`;
+  }
+}

@@ -1,0 +1,33 @@
+// Upstream connections made for one session (`isolation: session`): the same supervised
+// connection as a shared one, started when the session first needs it, under a logger that names
+// the session, and for HTTP continuing the upstream session the session record remembers.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../observe/logger.js';
+import { SupervisedUpstream } from './supervised-upstream.js';
+import type { Upstream } from './types.js';
+
+export interface SessionUpstreamFactory {
+  /** A started upstream for one session; `resume` is an HTTP upstream session id to continue. */
+  create(server: string, sessionId: string, resume: string | undefined): Upstream;
+  /** The upstream session id an HTTP connection got, once connected. */
+  sessionIdOf(upstream: Upstream): string | undefined;
+}
+
+export function sessionUpstreamFactory(config: () => Config, logger: Logger): SessionUpstreamFactory {
+  return {
+    create(server, sessionId, resume) {
+      const serverConfig = config().mcpServers[server];
+      if (!serverConfig) throw new Error(`no server "${server}" in the config`);
+      const upstream = new SupervisedUpstream(server, serverConfig, logger.child({ session: sessionId.slice(0, 8) }), {
+        ...(resume !== undefined && { resumeSessionId: resume }),
+        // A session's own process is not pinged: it lives only as long as the session uses it.
+        ping: false,
+      });
+      upstream.start();
+      return upstream;
+    },
+    sessionIdOf(upstream) {
+      return upstream.info?.sessionId;
+    },
+  };
+}
