@@ -31,7 +31,9 @@ async function main(args: readonly string[]): Promise<number> {
       if (config === undefined) return 1;
       const logger = createLoggerOrReport();
       if (logger === undefined) return 1;
-      const code = await serveUntilSignalled(config, logger);
+      // The same file, environment and flags again on SIGHUP or when the file changes.
+      const reload = { file: command.configFile, load: () => loadConfig(command.configFile, process.env, command.overrides) };
+      const code = await serveUntilSignalled(config, logger, reload);
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
       // A stopped gateway may still hold handles (an upstream child that ignores its signal, a
       // socket being torn down); the exit code is the contract, not the event loop's opinion.

@@ -2,14 +2,22 @@
 // drain on close. Everything is built here and handed down; nothing below reaches for globals.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type { Config } from './config/schema.js';
+import { isStdioUpstream, type Config } from './config/schema.js';
 import { Catalog } from './gateway/catalog.js';
 import { Gateway } from './gateway/gateway.js';
 import type { Routing } from './gateway/routing.js';
+import { createAccessControl } from './http/access-control.js';
 import { createApp } from './http/app.js';
+import { HttpDrain } from './http/drain.js';
+import { OpenStreams } from './http/sse/open-streams.js';
+import { auditObserver } from './observe/audit.js';
 import type { Logger } from './observe/logger.js';
-import { createSessionStore } from './session/create-store.js';
-import { startUpstreams } from './upstream/pool.js';
+import { GatewayMetrics } from './observe/metrics.js';
+import { policyAccess } from './policy/policy.js';
+import { createSessionBackend } from './session/create-backend.js';
+import { startReloading, type ReloadSource } from './reload.js';
+import { UpstreamPool } from './upstream/pool.js';
+import { sessionUpstreamFactory } from './upstream/session-upstreams.js';
 
 export interface RunningGateway {
   /** The MCP endpoint's URL, with the port actually bound (port 0 picks a free one). */
@@ -21,52 +29,103 @@ export interface GatewayDeps {
   readonly logger: Logger;
   /** Items per page of the merged lists; tests make it small to exercise paging. */
   readonly pageSize?: number;
+  /** How soon a token with an unknown key may make the JWKS be fetched again; tests make it short. */
+  readonly jwksCooldownMs?: number;
+  /** Where the config came from, to reload it on change or SIGHUP; absent: no reloading. */
+  readonly reload?: ReloadSource;
 }
 
-export async function runGateway(config: Config, { logger, pageSize }: GatewayDeps): Promise<RunningGateway> {
-  const store = createSessionStore(
+export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload }: GatewayDeps): Promise<RunningGateway> {
+  const sessions = createSessionBackend(
     {
       store: config.sessions.store,
       ...(config.sessions.redisUrl !== undefined && { redisUrl: config.sessions.redisUrl }),
       idleTimeoutSeconds: config.sessions.idleTimeoutSeconds,
+      keyPrefix: config.sessions.keyPrefix,
     },
     { logger },
   );
-  const upstreams = startUpstreams(config, logger);
-  const prefixOf = (name: string) => config.mcpServers[name]?.prefix ?? name;
-  const catalog = new Catalog(
-    upstreams.all.map((upstream) => ({ upstream, prefix: prefixOf(upstream.name) })),
-    config.namespace.separator,
-    logger,
-  );
+  const { store, events, bus } = sessions;
+  // The config in force: a reload replaces it, and everything below reads it through here.
+  let current = config;
+  const upstreams = new UpstreamPool(config, logger);
+  const prefixOf = (name: string) => current.mcpServers[name]?.prefix ?? name;
+  const catalogServers = () =>
+    upstreams.all.map((upstream) => {
+      const server = current.mcpServers[upstream.name];
+      return { upstream, prefix: prefixOf(upstream.name), seenByAllReplicas: server !== undefined && !isStdioUpstream(server) };
+    });
+  const catalog = new Catalog(catalogServers(), config.namespace.separator, logger);
   catalog.start();
+  const isolatedServers = () =>
+    Object.entries(current.mcpServers)
+      .filter(([, server]) => server.enabled && server.isolation === 'session')
+      .map(([name, server]) => ({ name, prefix: prefixOf(name), transport: isStdioUpstream(server) ? ('stdio' as const) : ('http' as const) }));
+  let routedServers: { config?: Config; upstreams?: readonly unknown[]; servers: Routing['servers'] } = { servers: [] };
   const routing: Routing = {
-    separator: config.namespace.separator,
-    servers: upstreams.all.map((upstream) => ({
-      name: upstream.name,
-      prefix: prefixOf(upstream.name),
-      isReady: () => upstream.state === 'ready',
-    })),
+    get separator() {
+      return current.namespace.separator;
+    },
+    // Every enabled server in config order; a session-isolated one is ready whenever a session asks.
+    // Read on every call, so it is rebuilt only when a reload changed the config or the upstreams.
+    get servers() {
+      if (routedServers.config !== current || routedServers.upstreams !== upstreams.all) {
+        routedServers = {
+          config: current,
+          upstreams: upstreams.all,
+          servers: Object.entries(current.mcpServers)
+            .filter(([, server]) => server.enabled)
+            .map(([name, server]) => {
+              const upstream = server.isolation === 'shared' ? upstreams.get(name) : undefined;
+              return { name, prefix: prefixOf(name), isReady: () => server.isolation === 'session' || upstream?.state === 'ready' };
+            }),
+        };
+      }
+      return routedServers.servers;
+    },
   };
+  const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name) });
+  metrics.watchPool(upstreams);
   const gateway = new Gateway({
     catalog,
+    isolation: {
+      servers: isolatedServers,
+      factory: sessionUpstreamFactory(() => current, logger),
+      idleTimeoutMs: config.sessions.idleTimeoutSeconds * 1000,
+    },
     upstreams,
     routing,
     store,
     logger,
     ...(pageSize !== undefined && { pageSize }),
     waitForUpstreams: (maxWaitMs) => upstreams.whenSettled(maxWaitMs),
+    ...(config.policy && { access: policyAccess(config.policy) }),
+    observers: [auditObserver(logger), metrics.observer],
+    events,
+    bus,
   });
+  gateway.start();
+  upstreams.onChange((changes) => gateway.upstreamsChanged(changes));
+  await sessions.ready();
 
   let draining = false;
+  const openStreams = new OpenStreams();
+  metrics.countStreams(openStreams);
+  const drain = new HttpDrain({ isDraining: () => draining });
+  const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
   const app = createApp({
+    access,
+    events,
+    openStreams,
     mcpPath: config.server.path,
     maxBodyBytes: config.server.maxBodyBytes,
     gateway,
     store,
-    upstreams: upstreams.all,
+    upstreams,
     logger,
     isDraining: () => draining,
+    metrics,
+    drain,
   });
 
   const server = await listen(app.fetch, config.server.host, config.server.port);
@@ -75,17 +134,46 @@ export async function runGateway(config: Config, { logger, pageSize }: GatewayDe
   const url = `http://${host}:${port}${config.server.path}`;
   logger.info({ url, upstreams: upstreams.all.map((upstream) => upstream.name), store: store.kind }, 'switchboard listening');
 
+  const reloading =
+    reload &&
+    startReloading(
+      reload,
+      {
+        current: () => current,
+        apply: async (next) => {
+          const previous = current;
+          current = next;
+          const changes = await upstreams.reconcile(previous, next);
+          catalog.reconfigure(catalogServers(), next.namespace.separator);
+          return changes;
+        },
+      },
+      logger,
+    );
+
   let closing: Promise<void> | undefined;
   return {
     url,
     close(reason = 'shutdown') {
       closing ??= (async () => {
         draining = true;
+        reloading?.close();
         logger.info({ reason }, 'switchboard shutting down');
-        await closeServer(server, config.server.shutdownTimeoutSeconds * 1000);
+        const graceMs = config.server.shutdownTimeoutSeconds * 1000;
+        const stopped = closeServer(server, graceMs);
+        // GET streams never end by themselves: they close now, and their clients reconnect elsewhere
+        // with Last-Event-ID. Requests in flight, POSTs answered as a stream too, get the grace period.
+        drain.closeStandaloneStreams();
+        await drain.whenIdle(graceMs);
+        openStreams.closeAll();
+        // Keep-alive connections that served the last requests are idle now: no need to wait them out.
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        await stopped;
+        gateway.stop();
         catalog.stop();
         await upstreams.stop();
-        await store.close();
+        await sessions.close();
+        await access.close();
         logger.info('switchboard stopped');
       })();
       return closing;

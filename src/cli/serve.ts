@@ -3,17 +3,18 @@
 import type { Config } from '../config/schema.js';
 import { runGateway } from '../main.js';
 import type { Logger } from '../observe/logger.js';
+import type { ReloadSource } from '../reload.js';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /** Resolves with the process exit code once the gateway has stopped (or could not start). */
-export async function serveUntilSignalled(config: Config, logger: Logger): Promise<number> {
+export async function serveUntilSignalled(config: Config, logger: Logger, reload?: ReloadSource): Promise<number> {
   // Listening before startup means a signal during startup waits for it and then shuts down
   // cleanly, rather than killing the process with upstream children half started.
   const stopRequested = firstStopSignal(logger);
   let gateway;
   try {
-    gateway = await runGateway(config, { logger });
+    gateway = await runGateway(config, { logger, ...(reload && { reload }) });
   } catch (error) {
     logger.fatal({ err: error }, 'gateway failed to start');
     return 1;

@@ -12,6 +12,7 @@ import { formatKeyPath, isPlainObject, type PathProblem } from './key-path.js';
 import { applyOverrides, type ConfigOverrides } from './overrides.js';
 import { formatOfFile, parseText, type ConfigFormat } from './parse-text.js';
 import { configSchema, type Config } from './schema.js';
+import { withSecretFiles } from './secret-files.js';
 
 export { ConfigError, type ConfigProblem } from './errors.js';
 export type { ConfigOverrides } from './overrides.js';
@@ -52,7 +53,8 @@ export function parseConfigText(
     throw new ConfigError([{ path: '', message: 'expected a mapping of sections (server, mcpServers, ...) at the top level' }]);
   }
 
-  const interpolated = interpolateTree(root, env);
+  const secrets = withSecretFiles(env);
+  const interpolated = interpolateTree(root, secrets.env);
   const aliased = normaliseServerAliases(interpolated.tree);
   const { tree, sources } = applyOverrides(aliased.tree, env, overrides);
   const result = configSchema.safeParse(tree);
@@ -66,7 +68,8 @@ export function parseConfigText(
     ? []
     : problemsFromIssues(result.error.issues, tree).filter((problem) => !alreadyReported.has(formatKeyPath(problem.path)));
 
-  const problems = [...interpolated.problems, ...aliased.problems, ...schemaProblems].map((problem) => {
+  const secretProblems: PathProblem[] = secrets.problems.map((message) => ({ path: [], message }));
+  const problems = [...interpolated.problems, ...secretProblems, ...aliased.problems, ...schemaProblems].map((problem) => {
     const formatted = toConfigProblem(problem);
     const source = sources.get(formatted.path);
     return source === undefined ? formatted : { ...formatted, message: `${formatted.message} (from ${source})` };

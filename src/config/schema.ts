@@ -7,6 +7,8 @@ import { z } from 'zod';
 const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
+// server.allowedOrigins entries (src/http/origin-patterns.ts says what they match).
+const ORIGIN_PATTERN = /^(\*|https?:\/\/(\*\.)?([^/:*?#@\s]+|\[[0-9A-Fa-f:.]+\])(:(\d{1,5}|\*))?\/?)$/;
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 // Numbers and booleans may arrive as strings: `port: "${PORT}"` is the only way to interpolate a
@@ -107,7 +109,7 @@ const serverSection = z
     port: lenientNumber(z.number().int().min(0).max(65_535)).default(8080),
     path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"').default('/mcp'),
     publicUrl: z.url({ error: 'must be a URL' }).optional(),
-    allowedOrigins: z.array(z.string().min(1)).optional(),
+    allowedOrigins: z.array(z.string().regex(ORIGIN_PATTERN, 'must be scheme://host[:port], with "*" as the port or "*." before the host for any, or "*" alone')).optional(),
     maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024),
     shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25),
   })
@@ -129,6 +131,8 @@ const sessionsSection = z
       .transform((value) => (value === '' ? undefined : value))
       .pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
     idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600),
+    // Every Redis key and channel starts with it, so several deployments can share one Redis.
+    keyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'must be 1 to 128 of A-Z a-z 0-9 : _ . -').default('switchboard:'),
   })
   .strict()
   .superRefine((sessions, ctx) => {
@@ -161,6 +165,8 @@ const authSection = z
   .strict();
 
 const claimValue = z.union([z.string(), z.number(), z.boolean()]);
+// {server}/{name} globs (src/policy/glob.ts): a server part and a name part, split at the first "/".
+const policyPattern = z.string().regex(/^[^/]+\/.+$/s, 'must be {server}/{name}, e.g. "everything/echo", "memory/read_*" or "*/*"');
 const policyRule = z
   .object({
     when: z
@@ -171,8 +177,8 @@ const policyRule = z
       })
       .strict()
       .default({}),
-    allow: z.array(z.string().min(1)).default([]),
-    deny: z.array(z.string().min(1)).default([]),
+    allow: z.array(policyPattern).default([]),
+    deny: z.array(policyPattern).default([]),
   })
   .strict();
 

@@ -52,6 +52,11 @@ export interface CatalogView {
   readonly unprefixedServers: readonly string[];
   /** Servers whose URIs carry the server tag. */
   readonly prefixedServers: ReadonlySet<string>;
+  /**
+   * Set on a view filtered by policy (filter-view.ts): whether an item may be reached, asked by
+   * routing for URIs, which can be read without being listed.
+   */
+  readonly allows?: (server: string, name: string) => boolean;
 }
 
 export function buildCatalogView(lists: readonly ServerLists[], separator: string): CatalogView {

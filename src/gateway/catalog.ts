@@ -1,6 +1,7 @@
 // The catalogue cache: each upstream's lists, fetched whole when it connects and again when it
 // says a list changed, merged into one CatalogView. Sessions read the view; nothing on the request
 // path waits for an upstream's list unless a refresh is already under way.
+import { createHash } from 'node:crypto';
 import type { Logger } from '../observe/logger.js';
 import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
@@ -20,6 +21,18 @@ const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
 export interface CatalogServer {
   readonly upstream: Upstream;
   readonly prefix: string;
+  /**
+   * True for a remote (HTTP) server, which every replica reaches and sees change at once; false
+   * for a stdio server, of which each replica runs its own process that changes alone.
+   */
+  readonly seenByAllReplicas: boolean;
+}
+
+/** What changed in the merged view, and whether other replicas saw the same change. */
+export interface CatalogChange {
+  /** Each changed kind, with a digest of its lists before and after. */
+  readonly kinds: ReadonlyMap<ListKind, string>;
+  readonly seenByAllReplicas: boolean;
 }
 
 export class Catalog {
@@ -27,36 +40,86 @@ export class Catalog {
   readonly #lists = new Map<string, ServerLists>();
   readonly #refreshes = new Map<string, Promise<void>>();
   readonly #pending = new Map<string, Set<ListKind>>();
-  readonly #listeners = new Set<(changed: ReadonlySet<ListKind>) => void>();
-  readonly #unsubscribes: (() => void)[] = [];
+  readonly #listeners = new Set<(change: CatalogChange) => void>();
+  /** What to undo when a server leaves: its listeners on the upstream. */
+  readonly #detach = new Map<Upstream, () => void>();
+  #servers: readonly CatalogServer[];
+  #separator: string;
+  #started = false;
 
   constructor(
-    private readonly servers: readonly CatalogServer[],
-    private readonly separator: string,
+    servers: readonly CatalogServer[],
+    separator: string,
     private readonly logger: Logger,
   ) {
+    this.#servers = servers;
+    this.#separator = separator;
     this.#view = buildCatalogView([], separator);
   }
 
+  private get servers(): readonly CatalogServer[] {
+    return this.#servers;
+  }
+
+  private get separator(): string {
+    return this.#separator;
+  }
+
   start(): void {
-    for (const { upstream } of this.servers) {
-      this.#unsubscribes.push(
-        upstream.onStateChange((state) => {
-          if (state === 'ready') this.refresh(upstream.name, ALL_KINDS);
-          else this.#drop(upstream.name);
-        }),
-        upstream.onNotification((notification) => this.#onNotification(upstream.name, notification)),
-      );
-      if (upstream.state === 'ready') this.refresh(upstream.name, ALL_KINDS);
-    }
+    this.#started = true;
+    for (const server of this.#servers) this.#attach(server);
   }
 
   stop(): void {
-    for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe();
+    this.#started = false;
+    for (const detach of this.#detach.values()) detach();
+    this.#detach.clear();
+  }
+
+  /**
+   * A reload changed the servers (or their prefixes, or the separator): servers that left are
+   * dropped, new ones are listed, and the merged view is rebuilt, which announces any change.
+   */
+  reconfigure(servers: readonly CatalogServer[], separator: string): void {
+    const kept = new Set(servers.map((server) => server.upstream));
+    for (const [upstream, detach] of this.#detach) {
+      if (kept.has(upstream)) continue;
+      detach();
+      this.#detach.delete(upstream);
+      this.#lists.delete(upstream.name);
+    }
+    this.#servers = servers;
+    this.#separator = separator;
+    for (const server of servers) {
+      const lists = this.#lists.get(server.upstream.name);
+      if (lists && lists.prefix !== server.prefix) this.#lists.set(server.upstream.name, { ...lists, prefix: server.prefix });
+      if (this.#started && !this.#detach.has(server.upstream)) this.#attach(server);
+    }
+    this.#rebuild();
+  }
+
+  #attach({ upstream }: CatalogServer): void {
+    const offState = upstream.onStateChange((state) => {
+      if (state === 'ready') this.refresh(upstream.name, ALL_KINDS);
+      else this.#drop(upstream.name);
+    });
+    const offNotification = upstream.onNotification((notification) => this.#onNotification(upstream.name, notification));
+    this.#detach.set(upstream, () => {
+      offState();
+      offNotification();
+    });
+    if (upstream.state === 'ready') this.refresh(upstream.name, ALL_KINDS);
   }
 
   get view(): CatalogView {
     return this.#view;
+  }
+
+  /** The lists behind the view, in config order: a session's own lists are merged with these. */
+  get lists(): readonly ServerLists[] {
+    return this.servers
+      .map(({ upstream }) => this.#lists.get(upstream.name))
+      .filter((lists): lists is ServerLists => lists !== undefined);
   }
 
   /**
@@ -75,8 +138,12 @@ export class Catalog {
     }
   }
 
-  /** Called for every merged-list change, with the kinds whose merged view changed. */
-  onChange(listener: (changed: ReadonlySet<ListKind>) => void): () => void {
+  /**
+   * Called for every merged-list change, with the kinds whose merged view changed, each with a
+   * digest of the change (before and after): every replica that sees the same change computes the
+   * same digest, which is how only one of them announces it.
+   */
+  onChange(listener: (change: CatalogChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -121,7 +188,7 @@ export class Catalog {
       }
       if (upstream.state !== 'ready') return;
       this.#lists.set(server, { ...next, ...fetched });
-      this.#rebuild();
+      this.#rebuild(server);
     } catch (error) {
       // The upstream stays in the catalogue with what it listed before; its next list_changed or
       // reconnect tries again. A list that cannot be fetched must not fail everyone's lists.
@@ -131,7 +198,7 @@ export class Catalog {
 
   #drop(server: string): void {
     if (!this.#lists.delete(server)) return;
-    this.#rebuild();
+    this.#rebuild(server);
   }
 
   #onNotification(server: string, notification: UpstreamNotification): void {
@@ -139,29 +206,35 @@ export class Catalog {
     if (kind) void this.refresh(server, [kind]);
   }
 
-  #rebuild(): void {
+  /** Rebuilds the merged view; `cause` is the server whose lists changed, if one did. */
+  #rebuild(cause?: string): void {
     const ordered = this.servers
       .map(({ upstream }) => this.#lists.get(upstream.name))
       .filter((lists): lists is ServerLists => lists !== undefined);
     const before = this.#view;
     this.#view = buildCatalogView(ordered, this.separator);
-    const changed = changedKinds(before, this.#view);
-    if (changed.size === 0) return;
-    for (const listener of this.#listeners) listener(changed);
+    const kinds = changedKinds(before, this.#view);
+    if (kinds.size === 0) return;
+    const seenByAllReplicas = this.servers.find((server) => server.upstream.name === cause)?.seenByAllReplicas ?? false;
+    for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas });
   }
 }
 
-function changedKinds(before: CatalogView, after: CatalogView): Set<ListKind> {
-  const changed = new Set<ListKind>();
-  if (!sameItems(before.tools, after.tools)) changed.add('tools');
-  if (!sameItems(before.prompts, after.prompts)) changed.add('prompts');
-  if (!sameItems(before.resources, after.resources) || !sameItems(before.resourceTemplates, after.resourceTemplates)) {
-    changed.add('resources');
-  }
-  return changed;
+function changedKinds(before: CatalogView, after: CatalogView): Map<ListKind, string> {
+  const changes = new Map<ListKind, string>();
+  const compare = (kind: ListKind, was: string, is: string) => {
+    if (was !== is) changes.set(kind, createHash('sha256').update(was).update('\u0000').update(is).digest('base64url'));
+  };
+  compare('tools', itemsJson(before.tools), itemsJson(after.tools));
+  compare('prompts', itemsJson(before.prompts), itemsJson(after.prompts));
+  compare(
+    'resources',
+    itemsJson(before.resources) + itemsJson(before.resourceTemplates),
+    itemsJson(after.resources) + itemsJson(after.resourceTemplates),
+  );
+  return changes;
 }
 
-function sameItems(before: readonly { item: JsonObject }[], after: readonly { item: JsonObject }[]): boolean {
-  if (before.length !== after.length) return false;
-  return JSON.stringify(before.map((entry) => entry.item)) === JSON.stringify(after.map((entry) => entry.item));
+function itemsJson(entries: readonly { item: JsonObject }[]): string {
+  return JSON.stringify(entries.map((entry) => entry.item));
 }

@@ -2,12 +2,16 @@
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observe/logger.js';
+import type { Bus } from '../session/bus.js';
+import type { SessionEvents } from '../session/events.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 import type { Catalog } from './catalog.js';
+import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
+import { IsolatedServers, type IsolationOptions } from './isolated-servers.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
 import { callTool, getPrompt } from './handlers/calls.js';
@@ -19,16 +23,23 @@ import { isJsonObject, type JsonObject } from './json.js';
 import {
   errorResponse,
   resultResponse,
-  type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc.js';
+import { InFlightRegistry, type InFlightRequest } from './in-flight.js';
+import { announceListChanges } from './list-changed.js';
+import { admitsLogMessage } from './log-levels.js';
+import { AccessViews, type AccessPolicy } from './access.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
+import { ServerRequestRelay } from './server-requests.js';
+import { SessionOutbox } from './session-outbox.js';
 import { SubscriptionCounter } from './subscriptions.js';
+import { UpstreamLogLevels } from './upstream-log-levels.js';
+import { UpstreamMessageRouter } from './upstream-messages.js';
 
 const HANDLERS: Readonly<Record<string, MethodHandler>> = {
   ping,
@@ -56,6 +67,14 @@ export interface GatewayOptions {
   readonly startupWaitMs?: number;
   readonly waitForUpstreams?: (maxWaitMs: number) => Promise<void>;
   readonly observers?: readonly GatewayObserver[];
+  /** Policy: what each principal may see and call (absent: everything). */
+  readonly access?: AccessPolicy;
+  /** Where messages for sessions wait for their streams (any replica's). */
+  readonly events: SessionEvents;
+  /** Carries cancellations and client answers between replicas. */
+  readonly bus: Bus;
+  /** Servers with `isolation: session`: which, and how to start one for a session. */
+  readonly isolation?: IsolationOptions;
 }
 
 export interface IncomingRequest {
@@ -72,19 +91,128 @@ export interface InitializeOutcome {
   readonly session?: SessionRecord;
 }
 
+const CANCEL_TOPIC = 'cancel';
+const MAX_CACHED_SESSION_VIEWS = 10_000;
+const UNSUBSCRIBE_TOPIC = 'session-ended';
+
 export class Gateway {
   readonly #subscriptions = new SubscriptionCounter();
-  /** In-flight upstream requests by session and client request id, for notifications/cancelled. */
-  readonly #inFlight = new Map<string, AbortController>();
+  readonly #inFlight = new InFlightRegistry();
   readonly #pageSize: number;
   readonly #observer: Required<GatewayObserver>;
+  readonly #access: AccessViews;
+  readonly #outbox: SessionOutbox;
+  readonly #relay: ServerRequestRelay;
+  readonly #logLevels: UpstreamLogLevels;
+  readonly #detach: (() => void)[] = [];
+  readonly #upstreamDetach = new Map<Upstream, () => void>();
+  readonly #isolated: IsolatedServers | undefined;
+  readonly #sessionViews = new Map<string, { shared: CatalogView; own: readonly ServerLists[]; view: CatalogView }>();
+  #router: UpstreamMessageRouter | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#observer = combineObservers(options.observers ?? []);
+    this.#access = new AccessViews(options.access);
+    this.#outbox = new SessionOutbox(options.events, options.store);
+    this.#relay = new ServerRequestRelay(this.#inFlight, this.#outbox, options.bus, options.logger);
+    this.#logLevels = new UpstreamLogLevels(options.logger);
+    this.#isolated =
+      options.isolation &&
+      new IsolatedServers({
+        ...options.isolation,
+        store: options.store,
+        bus: options.bus,
+        outbox: this.#outbox,
+        relay: this.#relay,
+        logger: options.logger,
+      });
+  }
+
+  /** Starts listening to upstreams, the catalogue and the other replicas. */
+  start(): void {
+    const { upstreams, bus, catalog, logger, routing } = this.options;
+    const router = new UpstreamMessageRouter({
+      inFlight: this.#inFlight,
+      outbox: this.#outbox,
+      subscriptions: this.#subscriptions,
+      relay: this.#relay,
+      routing,
+      observer: this.#observer,
+      logger,
+    });
+    this.#router = router;
+    for (const upstream of upstreams.all) this.#attachUpstream(upstream);
+    this.#isolated?.start();
+    this.#detach.push(
+      announceListChanges(catalog, bus, this.#outbox, this.#observer, logger),
+      bus.on(CANCEL_TOPIC, (payload) => {
+        const { sessionId, requestId } = payload;
+        if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
+          this.#inFlight.cancel(sessionId, requestId);
+        }
+      }),
+      bus.on(UNSUBSCRIBE_TOPIC, (payload) => {
+        if (typeof payload.sessionId === 'string') this.#releaseSession(payload.sessionId);
+      }),
+    );
+  }
+
+  stop(): void {
+    for (const detach of this.#detach.splice(0)) detach();
+    for (const detach of this.#upstreamDetach.values()) detach();
+    this.#upstreamDetach.clear();
+    this.#relay.stop();
+    void this.#isolated?.stop();
+  }
+
+  /** A reload added or removed upstreams: listen to the new ones, forget the old ones. */
+  upstreamsChanged({ added, removed }: { added: readonly Upstream[]; removed: readonly Upstream[] }): void {
+    for (const upstream of removed) {
+      this.#upstreamDetach.get(upstream)?.();
+      this.#upstreamDetach.delete(upstream);
+      this.#logLevels.forget(upstream.name);
+    }
+    for (const upstream of added) this.#attachUpstream(upstream);
+  }
+
+  #attachUpstream(upstream: Upstream): void {
+    const router = this.#router;
+    if (!router || this.#upstreamDetach.has(upstream)) return;
+    const offMessages = router.attach(upstream);
+    const offState = upstream.onStateChange(() => this.#logLevels.forget(upstream.name));
+    this.#upstreamDetach.set(upstream, () => {
+      offMessages();
+      offState();
+    });
+  }
+
+  /**
+   * Whether a queued message may go to the session now: log messages are held to the level the
+   * session asked for with logging/setLevel (read fresh, since any replica may have changed it).
+   */
+  async admits(sessionId: string, message: Record<string, unknown>): Promise<boolean> {
+    if (message.method !== 'notifications/message') return true;
+    const session = await this.options.store.get(sessionId);
+    return session !== undefined && admitsLogMessage(message, session.logLevel);
   }
 
   async initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
+    const started = performance.now();
+    const outcome = await this.#initialize(request, principal);
+    const error = 'error' in outcome.response ? outcome.response.error : undefined;
+    this.#observer.onRequest({
+      method: 'initialize',
+      outcome: error === undefined ? 'ok' : 'error',
+      durationMs: performance.now() - started,
+      sessionId: outcome.session?.id ?? '',
+      ...(principal && { principal }),
+      ...(error && { errorCode: error.code }),
+    });
+    return outcome;
+  }
+
+  async #initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
     const params = request.params ?? {};
     const clientInfo = params.clientInfo;
     if (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
@@ -119,7 +247,7 @@ export class Gateway {
     const instructions = mergeInstructions(announcements);
     const result: JsonObject = {
       protocolVersion,
-      capabilities: mergeCapabilities(announcements),
+      capabilities: mergeCapabilities(announcements, this.#isolated?.hasAny() ?? false),
       serverInfo: { ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' },
       ...(instructions !== undefined && { instructions }),
     };
@@ -155,9 +283,7 @@ export class Gateway {
     const handler = Object.hasOwn(HANDLERS, request.method) ? HANDLERS[request.method] : undefined;
     if (!handler) return errorResponse(request.id, rpcErrors.methodNotFound(request.method).toJson());
 
-    const inFlightKey = `${session.id}\u0000${typeof request.id}:${request.id}`;
-    const abort = new AbortController();
-    this.#inFlight.set(inFlightKey, abort);
+    const inFlight = this.#inFlight.start(session, request.id, related);
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -166,83 +292,153 @@ export class Gateway {
           ? (update: ProgressUpdate) =>
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
-      const context = this.#context({ session, principal, trace, signal: abort.signal, onProgress });
+      const view = await this.#viewFor(session);
+      const context = this.#context({ session, principal, trace, inFlight, onProgress, view });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (error) {
       const rpcError = toRpcError(error);
-      if (!(error instanceof RpcError)) this.#logFailure(session, request, error);
+      if (!(error instanceof RpcError)) this.#logFailure(session, request, error, trace.server);
+      const { catalog, routing } = this.options;
+      this.#access.noteDenial(error, catalog.view, routing, principal, request.method, request.params ?? {}, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
-      this.#inFlight.delete(inFlightKey);
+      this.#inFlight.finish(inFlight);
     }
   }
 
   async handleNotification(session: SessionRecord, notification: JsonRpcNotification): Promise<void> {
-    if (notification.method === 'notifications/cancelled') {
-      const requestId = notification.params?.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') this.#cancel(session.id, requestId);
+    switch (notification.method) {
+      case 'notifications/cancelled': {
+        const requestId = notification.params?.requestId;
+        if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+        // The request may be running on another replica: the one that has it aborts it.
+        if (!this.#inFlight.cancel(session.id, requestId)) {
+          await this.options.bus.broadcast(CANCEL_TOPIC, { sessionId: session.id, requestId });
+        }
+        return;
+      }
+      case 'notifications/roots/list_changed':
+        // Upstreams ask for roots again; on a shared connection they reach this client only while
+        // its requests are in flight there (see ServerRequestRelay).
+        for (const upstream of this.options.upstreams.all) {
+          if (upstream.state === 'ready') void upstream.notify(notification.method, notification.params).catch(() => {});
+        }
+        await this.#isolated?.notifySession(session.id, notification.method, notification.params);
+        return;
+      default:
+      // notifications/initialized and anything else a client may send need no action here.
     }
-    // notifications/initialized and anything else a client may send need no action here.
   }
 
-  /** Ends a session: its subscriptions are released and the record deleted. */
+  /** A client's answer to a request the gateway relayed from an upstream. */
+  async handleResponse(session: SessionRecord, response: JsonRpcResponse): Promise<void> {
+    this.#relay.handleClientResponse(session.id, response);
+  }
+
+  /** Ends a session: its requests are cancelled, its subscriptions released, its record and events deleted. */
   async closeSession(session: SessionRecord): Promise<void> {
-    for (const [key, abort] of this.#inFlight) if (key.startsWith(`${session.id}\u0000`)) abort.abort();
-    for (const { server, uri } of this.#subscriptions.releaseAll(session.id)) {
+    await this.options.store.delete(session.id);
+    this.#releaseSession(session.id);
+    this.#sessionViews.delete(session.id);
+    await this.#isolated?.closeSession(session.id);
+    await Promise.all([
+      this.options.events.drop(session.id),
+      this.options.bus.broadcast(UNSUBSCRIBE_TOPIC, { sessionId: session.id }),
+    ]);
+  }
+
+  #releaseSession(sessionId: string): void {
+    this.#inFlight.cancelSession(sessionId);
+    for (const { server, uri } of this.#subscriptions.releaseAll(sessionId)) {
       void this.options.upstreams
         .get(server)
         ?.request('resources/unsubscribe', { uri })
         .catch(() => {});
     }
-    await this.options.store.delete(session.id);
-  }
-
-  #cancel(sessionId: string, requestId: JsonRpcId): void {
-    this.#inFlight.get(`${sessionId}\u0000${typeof requestId}:${requestId}`)?.abort();
   }
 
   #context({
     session,
     principal,
     trace,
-    signal,
+    inFlight,
     onProgress,
+    view,
   }: {
     session: SessionRecord;
     principal: Principal | undefined;
     trace: RequestTrace;
-    signal: AbortSignal;
+    inFlight: InFlightRequest;
     onProgress: ((update: ProgressUpdate) => void) | undefined;
+    view: CatalogView;
   }): HandlerContext {
     const { upstreams, routing, store } = this.options;
     return {
       session,
       principal,
       trace,
-      view: this.options.catalog.view,
+      view: this.#access.view(view, principal),
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
       forward: async (server, method, params) => {
         trace.server ??= server;
+        const forwarded = stripProgressToken(params, onProgress !== undefined);
+        if (this.#isolated?.has(server)) {
+          return this.#isolated.request(session, server, method, forwarded, {
+            signal: inFlight.abort.signal,
+            ...(onProgress && { onProgress }),
+            ...(inFlight.related && { related: inFlight.related }),
+          });
+        }
         const upstream = upstreams.get(server);
         if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
-        return upstream.request(method, stripProgressToken(params, onProgress !== undefined), {
-          signal,
-          ...(onProgress && { onProgress }),
-        });
+        inFlight.servers.add(server);
+        try {
+          return await upstream.request(method, forwarded, {
+            signal: inFlight.abort.signal,
+            ...(onProgress && { onProgress }),
+          });
+        } finally {
+          inFlight.servers.delete(server);
+        }
       },
       updateSession: async (patch) => {
         const updated = await store.update(session.id, patch);
         if (!updated) throw new RpcError(-32600, 'the session has ended');
+        if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
   }
 
-  #logFailure(session: SessionRecord, request: JsonRpcRequest, error: unknown): void {
+  /**
+   * What the session sees: the shared catalogue, plus the lists of its own connections to
+   * session-isolated servers, merged in config order. Rebuilt only when either side changed.
+   */
+  async #viewFor(session: SessionRecord): Promise<CatalogView> {
+    const shared = this.options.catalog.view;
+    const isolated = this.#isolated;
+    if (!isolated?.hasAny()) return shared;
+    const own = await isolated.lists(session);
+    const cached = this.#sessionViews.get(session.id);
+    if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
+    const order = this.options.routing.servers.map((server) => server.name);
+    const lists = [...this.options.catalog.lists, ...own].sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+    const view = buildCatalogView(lists, this.options.routing.separator);
+    // One entry per session using isolated servers; sessions that expire without DELETE are
+    // forgotten in bulk rather than tracked one by one.
+    if (this.#sessionViews.size > MAX_CACHED_SESSION_VIEWS) this.#sessionViews.clear();
+    this.#sessionViews.set(session.id, { shared, own, view });
+    return view;
+  }
+
+  #logFailure(session: SessionRecord, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.options.logger.warn({ session: shortId(session.id), method: request.method, err: message }, 'request failed');
+    this.options.logger.warn(
+      { session: shortId(session.id), method: request.method, ...(server !== undefined && { server }), err: message },
+      'request failed',
+    );
   }
 }
 
@@ -262,6 +458,10 @@ function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
   if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
   const { progressToken: _clientToken, ...meta } = params._meta;
   return { ...params, _meta: meta };
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 function isListMethod(method: string): boolean {

@@ -25,9 +25,11 @@ export interface UpstreamAnnouncement {
  * merged lists when upstreams come and go), so listChanged is true wherever a list is offered.
  * logging is always offered: logging/setLevel is answered by the gateway.
  */
-export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[]): JsonObject {
-  const has = (key: string) => upstreams.some((upstream) => upstream.capabilities[key] !== undefined);
-  const resourcesSubscribe = upstreams.some((upstream) => {
+export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], sessionIsolated = false): JsonObject {
+  // A session's own upstreams start only when it first uses them, so what they offer is not known
+  // yet: with any configured, every list (and subscriptions, and completions) is offered.
+  const has = (key: string) => sessionIsolated || upstreams.some((upstream) => upstream.capabilities[key] !== undefined);
+  const resourcesSubscribe = sessionIsolated || upstreams.some((upstream) => {
     const resources = upstream.capabilities.resources as { subscribe?: unknown } | undefined;
     return resources?.subscribe === true;
   });

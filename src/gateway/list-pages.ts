@@ -1,12 +1,16 @@
 // Fetches every page of one of an upstream's lists: the gateway merges whole lists and pages the
 // merge with its own cursor, so an upstream's cursors never reach the client.
-import type { Upstream } from '../upstream/types.js';
 import { isJsonObject, type JsonObject } from './json.js';
+
+/** Anything that can send a request to one upstream: its shared connection, or a session's own. */
+export interface Requester {
+  request(method: string, params: JsonObject | undefined): Promise<JsonObject>;
+}
 
 /** A server that keeps handing out cursors is cut off here rather than looping forever. */
 const MAX_PAGES = 1_000;
 
-export async function fetchAllPages(upstream: Upstream, method: string, key: string): Promise<JsonObject[]> {
+export async function fetchAllPages(upstream: Requester, method: string, key: string): Promise<JsonObject[]> {
   const items: JsonObject[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;

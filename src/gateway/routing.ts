@@ -41,6 +41,13 @@ function failNamed(routing: Routing, exposedName: string, unknown: Error): never
 }
 
 export function routeUri(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {
+  const target = findUriOwner(view, routing, exposedUri);
+  // A URI that policy hides gets exactly the error of one that does not exist.
+  if (view.allows && !view.allows(target.server, target.uri)) throw rpcErrors.unknownResource(exposedUri);
+  return target;
+}
+
+function findUriOwner(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {
   const tagged = parseExposedUri(exposedUri);
   if (tagged && routing.servers.some((server) => server.name === tagged.server && server.prefix !== '')) return tagged;
 

@@ -26,6 +26,11 @@ export class SubscriptionCounter {
     return true;
   }
 
+  /** The sessions (of this replica) subscribed to one upstream URI. */
+  holders(server: string, uri: string): string[] {
+    return [...(this.#holders.get(serverItemKey(server, uri)) ?? [])];
+  }
+
   /** Every (server, uri) whose last holder was this session, after dropping all its interests. */
   releaseAll(sessionId: string): { server: string; uri: string }[] {
     const released: { server: string; uri: string }[] = [];

@@ -1,44 +1,72 @@
 // The HTTP face of the gateway: middleware in the order design.md gives, then the routes.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Gateway } from '../gateway/gateway.js';
 import type { Logger } from '../observe/logger.js';
+import type { GatewayMetrics } from '../observe/metrics.js';
+import type { SessionEvents } from '../session/events.js';
 import type { SessionStore } from '../session/store.js';
+import type { OpenStreams } from './sse/open-streams.js';
 import type { Upstream } from '../upstream/types.js';
+import type { AccessControl } from './access-control.js';
 import type { AppEnv } from './app-env.js';
+import type { HttpDrain } from './drain.js';
+import { bodySize } from './middleware/body-size.js';
+import { observeRequests } from './middleware/observe-requests.js';
 import { requestId } from './middleware/request-id.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMcpRoutes } from './routes/mcp.js';
-import { TransportCode, transportError } from './transport-errors.js';
+import { registerMetricsRoute } from './routes/metrics.js';
+import { registerWellKnownRoutes } from './routes/well-known.js';
+import { transportError } from './transport-errors.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
   readonly maxBodyBytes: number;
   readonly gateway: Gateway;
   readonly store: SessionStore;
-  readonly upstreams: readonly Upstream[];
+  readonly events: SessionEvents;
+  readonly openStreams: OpenStreams;
+  readonly upstreams: { readonly all: readonly Upstream[] };
   readonly logger: Logger;
+  /** Origin/Host guard, bearer auth, rate limit, RFC 9728 metadata (access-control.ts). */
+  readonly access?: AccessControl;
+  /** GET /metrics and the HTTP request counter (observe/metrics.ts). */
+  readonly metrics?: GatewayMetrics;
+  /** Refuses new sessions and streams while draining, and counts requests in flight (drain.ts). */
+  readonly drain?: HttpDrain;
   isDraining(): boolean;
 }
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
+  app.use('*', observeRequests({ logger: options.logger, mcpPath: options.mcpPath, ...(options.metrics && { metrics: options.metrics }) }));
+  if (options.drain) app.use(options.mcpPath, options.drain.middleware);
+  if (options.access) app.use(options.mcpPath, options.access.origin);
   app.use(options.mcpPath, async (c, next) => {
     c.set('principal', undefined);
     await next();
   });
-  app.use(
-    options.mcpPath,
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) =>
-        transportError(c, 413, TransportCode.InvalidRequest, `Payload Too Large: the body exceeds ${options.maxBodyBytes} bytes`),
-    }),
-  );
+  // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
+  // too; and all of it before the body is read, so a client without a token (or over its limit)
+  // never makes the gateway buffer a body.
+  if (options.access?.auth) app.use(options.mcpPath, options.access.auth.authenticate);
+  if (options.access?.rateLimit) app.use(options.mcpPath, options.access.rateLimit);
+  if (options.access?.auth) app.use(options.mcpPath, options.access.auth.enforce);
+  app.use(options.mcpPath, bodySize({ maxBytes: options.maxBodyBytes }));
 
   registerHealthRoutes(app, options);
-  registerMcpRoutes(app, { path: options.mcpPath, gateway: options.gateway, store: options.store });
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
+  if (options.access?.wellKnown) registerWellKnownRoutes(app, options.access.wellKnown);
+  registerMcpRoutes(app, {
+    path: options.mcpPath,
+    gateway: options.gateway,
+    store: options.store,
+    events: options.events,
+    openStreams: options.openStreams,
+    logger: options.logger,
+    maxBodyBytes: options.maxBodyBytes,
+  });
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {

@@ -1,19 +1,11 @@
-// JSON lines on stdout (pino). Secrets never reach a log line: the paths below are redacted
-// wherever they appear, and callers log ids and names, never arguments or tokens.
+// JSON lines on stdout (pino). Secrets never reach a log line: redact.ts censors credentials
+// wherever they appear, and callers log ids and names, never arguments or tokens. Lines written
+// while serving an HTTP request carry its request id and short session id (log-context.ts).
 import { pino, type Logger } from 'pino';
+import { logContextFields } from './log-context.js';
+import { redactSecrets } from './redact.js';
 
 export type { Logger };
-
-const REDACT_PATHS = [
-  'authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  '*.authorization',
-  'token',
-  '*.token',
-  'password',
-  '*.password',
-];
 
 export interface LoggerOptions {
   level?: string;
@@ -22,15 +14,26 @@ export interface LoggerOptions {
 }
 
 export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination }: LoggerOptions = {}): Logger {
-  return pino(
+  const logger = pino(
     {
-      name: 'switchboard',
       level,
-      base: { pid: process.pid },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Not pino's `name`: audit lines carry the contract's own `name` (the tool, prompt or URI),
+      // and two "name" keys in one line would leave readers to guess which one counts.
+      base: { pid: process.pid, service: 'switchboard' },
+      mixin: logContextFields,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: redactSecrets,
+      },
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
+  // pino writes a child's bindings without the log formatter, so they are censored on the way in.
+  // Children are created from their parent's prototype, so theirs inherit this one.
+  const pinoChild = logger.child;
+  logger.child = function childWithoutSecrets(this: Logger, bindings, options) {
+    return pinoChild.call(this, redactSecrets(bindings), options);
+  } as Logger['child'];
+  return logger;
 }

@@ -1,12 +1,17 @@
 // An upstream that keeps itself connected: the first attempt starts at once, a failed start or a
 // dropped connection is retried with capped exponential backoff and jitter, and requests made while
-// it is down fail fast with an error that names the server instead of waiting.
+// it is down fail fast with an error that names the server instead of waiting. A live connection
+// is pinged (health-check.ts) and dropped when a ping fails or when requests keep failing to reach
+// it (circuit.ts); either way it is reconnected like a crashed one.
 import type { Logger } from '../observe/logger.js';
 import type { UpstreamConfig } from '../config/schema.js';
+import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
-import { UpstreamUnavailableError } from './errors.js';
+import { UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
+import { DEFAULT_PING, startPinging, type PingOptions } from './health-check.js';
 import type {
   JsonObject,
+  ServerRequestHandler,
   Upstream,
   UpstreamInfo,
   UpstreamNotification,
@@ -21,6 +26,17 @@ export interface BackoffOptions {
 }
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000 };
+/** Consecutive requests that could not reach a live connection before it is dropped and reconnected. */
+const DEFAULT_CIRCUIT_THRESHOLD = 5;
+
+export interface SupervisionOptions {
+  readonly backoff?: BackoffOptions;
+  /** Periodic pings of a live connection; false turns them off. */
+  readonly ping?: PingOptions | false;
+  readonly circuitThreshold?: number;
+  /** An upstream HTTP session to continue instead of initializing a new one (see connection.ts). */
+  readonly resumeSessionId?: string;
+}
 
 export class SupervisedUpstream implements Upstream {
   #state: UpstreamState = 'stopped';
@@ -34,15 +50,25 @@ export class SupervisedUpstream implements Upstream {
   #markSettled: () => void = () => {};
   readonly #notificationListeners = new Set<(notification: UpstreamNotification) => void>();
   readonly #stateListeners = new Set<(state: UpstreamState) => void>();
+  #serverRequestHandler: ServerRequestHandler | undefined;
+  readonly #resume: string | undefined;
   readonly #logger: Logger;
+  readonly backoff: BackoffOptions;
+  readonly #ping: PingOptions | false;
+  readonly #failures: ConsecutiveFailures;
+  #stopPinging: (() => void) | undefined;
 
   constructor(
     readonly name: string,
     readonly config: UpstreamConfig,
     logger: Logger,
-    private readonly backoff: BackoffOptions = DEFAULT_BACKOFF,
+    options: SupervisionOptions = {},
   ) {
     this.#logger = logger.child({ server: name });
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.#ping = options.ping ?? DEFAULT_PING;
+    this.#resume = options.resumeSessionId;
+    this.#failures = new ConsecutiveFailures(options.circuitThreshold ?? DEFAULT_CIRCUIT_THRESHOLD);
     this.#settled = new Promise((resolve) => (this.#markSettled = resolve));
   }
 
@@ -71,6 +97,7 @@ export class SupervisedUpstream implements Upstream {
 
   async stop(): Promise<void> {
     clearTimeout(this.#retryTimer);
+    this.#stopPinging?.();
     const connection = this.#connection;
     this.#connection = undefined;
     this.#setState('stopped');
@@ -85,7 +112,14 @@ export class SupervisedUpstream implements Upstream {
   async request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions = {}): Promise<JsonObject> {
     const connection = this.#connection;
     if (!connection || this.#state !== 'ready') throw new UpstreamUnavailableError(this.name, this.#whyUnavailable());
-    return connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
+    try {
+      const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
+      if (this.#connection === connection) this.#failures.succeeded();
+      return result;
+    } catch (error) {
+      this.#countFailure(connection, error);
+      throw error;
+    }
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
@@ -99,6 +133,10 @@ export class SupervisedUpstream implements Upstream {
     return () => this.#notificationListeners.delete(listener);
   }
 
+  setServerRequestHandler(handler: ServerRequestHandler): void {
+    this.#serverRequestHandler = handler;
+  }
+
   onStateChange(listener: (state: UpstreamState) => void): () => void {
     this.#stateListeners.add(listener);
     return () => this.#stateListeners.delete(listener);
@@ -109,10 +147,17 @@ export class SupervisedUpstream implements Upstream {
       const connection = await openConnection({
         name: this.name,
         config: this.config,
+        // Only the first connection continues the recorded session; a reconnect starts afresh.
+        ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
         logger: this.#logger,
         handlers: {
           onNotification: (notification) => {
             if (this.#connection === connection) this.#emitNotification(notification);
+          },
+          onServerRequest: (request) => {
+            const handler = this.#serverRequestHandler;
+            if (!handler) throw new UpstreamRpcError(this.name, -32601, `Method not found: ${request.method}`);
+            return handler(request);
           },
           onClosed: (reason) => {
             if (this.#connection === connection) this.#onConnectionLost(reason);
@@ -127,6 +172,8 @@ export class SupervisedUpstream implements Upstream {
       this.#info = connection.info;
       this.#attempt = 0;
       this.#lastError = undefined;
+      this.#failures.succeeded();
+      this.#watchHealth(connection);
       this.#logger.info(
         { transport: connection.info.transport, protocolVersion: connection.info.protocolVersion, upstream: connection.info.serverInfo },
         'upstream connected',
@@ -141,7 +188,42 @@ export class SupervisedUpstream implements Upstream {
     }
   }
 
+  /** Pings the live connection; one that does not answer is dropped and reconnected. */
+  #watchHealth(connection: UpstreamConnection): void {
+    this.#stopPinging?.();
+    this.#stopPinging = undefined;
+    if (this.#ping === false) return;
+    this.#stopPinging = startPinging(
+      (timeoutMs) => connection.request('ping', undefined, { timeoutMs }),
+      this.#ping,
+      (reason) => this.#abandon(connection, reason),
+    );
+  }
+
+  /**
+   * Counts a request that did not reach the upstream (an answer, even an error, proves it alive; a
+   * timeout may be one slow tool, and hangs are the pings' business). At the threshold the circuit
+   * opens: the connection is dropped, requests fail fast, reconnect attempts probe the upstream.
+   */
+  #countFailure(connection: UpstreamConnection, error: unknown): void {
+    if (this.#connection !== connection) return;
+    if (error instanceof UpstreamRpcError) this.#failures.succeeded();
+    else if (error instanceof UpstreamUnavailableError && this.#failures.failed()) {
+      this.#abandon(connection, `circuit open after ${this.#failures.threshold} consecutive failures (last: ${error.reason})`);
+    }
+  }
+
+  /** Gives up on a connection that still looks open: reconnects now, closes the old one meanwhile. */
+  #abandon(connection: UpstreamConnection, reason: string): void {
+    if (this.#connection !== connection) return;
+    this.#onConnectionLost(reason);
+    // Closing a hung stdio child takes seconds (stdin, then SIGTERM, then SIGKILL); the new one need not wait.
+    void connection.close().catch(() => {});
+  }
+
   #onConnectionLost(reason: string): void {
+    this.#stopPinging?.();
+    this.#stopPinging = undefined;
     this.#connection = undefined;
     this.#lastError = `${reason}`;
     this.#logger.warn({ reason }, 'upstream connection lost; reconnecting');

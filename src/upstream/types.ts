@@ -7,6 +7,8 @@ export interface UpstreamInfo {
   readonly serverInfo: { readonly name: string; readonly version: string } | undefined;
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly instructions: string | undefined;
+  /** The upstream's Mcp-Session-Id, for a Streamable HTTP server that issued one. */
+  readonly sessionId?: string;
   /** Which wire the connection landed on: 'stdio', 'streamable-http' or 'sse'. */
   readonly transport: 'stdio' | 'streamable-http' | 'sse';
 }
@@ -15,6 +17,16 @@ export interface UpstreamNotification {
   readonly method: string;
   readonly params?: Record<string, unknown>;
 }
+
+/** A request the upstream sends to its client (sampling, elicitation, roots/list). */
+export interface UpstreamServerRequest {
+  readonly method: string;
+  readonly params?: JsonObject;
+  /** Aborted when the upstream cancels the request or the connection ends. */
+  readonly signal: AbortSignal;
+}
+
+export type ServerRequestHandler = (request: UpstreamServerRequest) => Promise<JsonObject>;
 
 export interface ProgressUpdate {
   readonly progress: number;
@@ -55,6 +67,11 @@ export interface Upstream {
   notify(method: string, params?: JsonObject): Promise<void>;
   /** Notifications the upstream sends (list_changed, message, resources/updated, ...). */
   onNotification(listener: (notification: UpstreamNotification) => void): () => void;
+  /**
+   * Answers the upstream's own requests (sampling/createMessage, elicitation/create, roots/list).
+   * One handler; without one the upstream gets "method not found".
+   */
+  setServerRequestHandler(handler: ServerRequestHandler): void;
   /** Called after every state change, e.g. to refresh the catalog when the server (re)connects. */
   onStateChange(listener: (state: UpstreamState) => void): () => void;
   /** Resolves when the first connection attempt has ended, whether it succeeded or not. */

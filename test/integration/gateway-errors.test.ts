@@ -160,9 +160,15 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       ]);
     });
 
-    it('answers GET on the endpoint with 405 for now', async () => {
-      const response = await rawRequest(url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': sessionId });
+    it('answers GET without Accept: text/event-stream with 406, and without a session with 400', async () => {
+      expect((await rawRequest(url, 'GET', { accept: 'application/json', 'mcp-session-id': sessionId })).status).toBe(406);
+      expect((await rawRequest(url, 'GET', { accept: 'text/event-stream' })).status).toBe(400);
+    });
+
+    it('answers other HTTP methods with 405 and the allowed ones', async () => {
+      const response = await rawRequest(url, 'PUT', { 'mcp-session-id': sessionId });
       expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
     });
   });
 

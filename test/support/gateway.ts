@@ -5,6 +5,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { runGateway, type RunningGateway } from '../../src/main.js';
 import { createLogger } from '../../src/observe/logger.js';
+import { uniqueKeyPrefix } from './redis.js';
 
 export interface TestGateway extends RunningGateway {
   /** Parsed JSON log lines, in order. */
@@ -14,10 +15,22 @@ export interface TestGateway extends RunningGateway {
 export interface TestGatewayOptions {
   readonly pageSize?: number;
   readonly logLevel?: string;
+  /** How soon a token with an unknown key may refetch the JWKS (default jose's 30 s). */
+  readonly jwksCooldownMs?: number;
 }
 
+/**
+ * Test files share one Redis and run in parallel: gateways of one file share a key prefix (so two
+ * of them act as replicas of one deployment), and no other file's gateways see their sessions.
+ */
+const FILE_KEY_PREFIX = uniqueKeyPrefix('gateway');
+
 export async function startGateway(config: ConfigInput, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const withTestServer: ConfigInput = { ...config, server: { host: '127.0.0.1', port: 0, ...config.server } };
+  const withTestServer: ConfigInput = {
+    ...config,
+    server: { host: '127.0.0.1', port: 0, ...config.server },
+    sessions: { keyPrefix: FILE_KEY_PREFIX, ...config.sessions },
+  };
   const parsed = parseConfigText(JSON.stringify(withTestServer), 'json', {});
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
@@ -29,6 +42,10 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     },
   });
   const logger = createLogger({ level: options.logLevel ?? 'info', destination });
-  const gateway = await runGateway(parsed, { logger, ...(options.pageSize !== undefined && { pageSize: options.pageSize }) });
+  const gateway = await runGateway(parsed, {
+    logger,
+    ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
+    ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+  });
   return Object.assign(gateway, { logs });
 }

@@ -68,10 +68,30 @@ export function connect(generation: SdkGeneration, url: string): Promise<TestCli
   return generation === 'v1' ? connectV1(url) : connectV2(url);
 }
 
+/**
+ * The capabilities the gateway declares to its upstreams (it relays these requests to its
+ * clients): a direct client declares the same, so both see the same capability-dependent tools.
+ */
+const GATEWAY_AS_CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
 /** A client straight to an upstream, to compare what the gateway says with what the upstream says. */
 export async function connectDirect(upstream: StdioUpstream | { url: string }): Promise<TestClient> {
-  if ('url' in upstream) return connectV2(upstream.url);
-  const client = new ClientV2(CLIENT_INFO, { capabilities: {} });
+  if ('url' in upstream) {
+    const client = new ClientV2(CLIENT_INFO, { capabilities: GATEWAY_AS_CLIENT_CAPABILITIES });
+    const transport = new HttpTransportV2(new URL(upstream.url));
+    await client.connect(transport);
+    return {
+      generation: 'v2',
+      request: async (method, params) =>
+        (await client.request({ method, ...(params && { params }) }, passThrough)) as Record<string, unknown>,
+      sessionId: undefined,
+      close: async () => {
+        await transport.terminateSession().catch(() => {});
+        await client.close();
+      },
+    };
+  }
+  const client = new ClientV2(CLIENT_INFO, { capabilities: GATEWAY_AS_CLIENT_CAPABILITIES });
   await client.connect(
     new StdioClientTransport({ command: upstream.command, args: upstream.args, env: upstream.env, stderr: 'ignore' }),
   );

@@ -8,7 +8,8 @@ import type { AppEnv } from '../app-env.js';
 
 export interface HealthRouteOptions {
   readonly store: SessionStore;
-  readonly upstreams: readonly Upstream[];
+  /** Read at each request: a reload changes the set. */
+  readonly upstreams: { readonly all: readonly Upstream[] };
   isDraining(): boolean;
 }
 
@@ -16,7 +17,7 @@ export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, isDr
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
-    const upstreamStatus = Object.fromEntries(upstreams.map((upstream) => [upstream.name, upstream.status()]));
+    const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, upstream.status()]));
     if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus }, 503);
     try {
       await store.ping();

@@ -12,15 +12,33 @@ import {
 } from '../../gateway/json-rpc.js';
 import type { SessionRecord, SessionStore } from '../../session/store.js';
 import { isWellFormedSessionId } from '../../session/session-id.js';
-import { acceptsJsonAndEventStream } from '../accept.js';
+import type { Logger } from '../../observe/logger.js';
+import type { SessionEvents } from '../../session/events.js';
+import { acceptsEventStream, acceptsJsonAndEventStream } from '../accept.js';
+import { readBodyWithin } from '../body.js';
+import { tooLarge } from '../middleware/body-size.js';
+import type { OpenStreams } from '../sse/open-streams.js';
+import { PostReply } from '../sse/post-reply.js';
+import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../json-depth.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 
 export interface McpRouteOptions {
   readonly path: string;
   readonly gateway: Gateway;
   readonly store: SessionStore;
+  readonly events: SessionEvents;
+  readonly openStreams: OpenStreams;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  /** How often an idle GET stream gets a comment, so proxies keep it open. */
+  readonly keepAliveMs?: number;
 }
+
+/** Streams start with a priming event for clients that know it (2025-11-25 and later). */
+const PRIMING_SINCE = '2025-11-25';
+const DEFAULT_KEEP_ALIVE_MS = 25_000;
 
 const SESSION_HEADER = 'mcp-session-id';
 const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
@@ -29,7 +47,7 @@ const BATCH_PROTOCOL_VERSION = '2025-03-26';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
-  const { path, gateway, store } = options;
+  const { path, gateway, store, events, openStreams, logger } = options;
 
   app.post(path, async (c) => {
     if (!acceptsJsonAndEventStream(c.req.header('accept'))) {
@@ -38,7 +56,8 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if (!isJsonContentType(c.req.header('content-type'))) {
       return transportError(c, 415, TransportCode.BadRequest, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    const parsed = await readJson(c);
+    const parsed = await readJson(c, options.maxBodyBytes);
+    if (!parsed.ok && parsed.tooLarge) return tooLarge(c, options.maxBodyBytes);
     if (!parsed.ok) return transportError(c, 400, TransportCode.ParseError, `Parse error: ${parsed.reason}`);
 
     if (Array.isArray(parsed.value)) return handleBatch(c, parsed.value);
@@ -55,6 +74,20 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
 
     const session = await loadSession(c);
     if (session instanceof Response) return session;
+    if (classified.kind === 'request' && classified.message.method !== 'initialize') {
+      const reply = new PostReply({
+        sessionId: session.id,
+        events,
+        openStreams,
+        prime: session.protocolVersion >= PRIMING_SINCE,
+        headers: responseHeaders(c),
+        logger,
+      });
+      void gateway
+        .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related })
+        .then((response) => reply.finish(response));
+      return reply.response;
+    }
     const response = await dispatch(c, session, classified);
     return response === undefined ? c.body(null, 202) : c.json(response);
   });
@@ -63,14 +96,29 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     const session = await loadSession(c);
     if (session instanceof Response) return session;
     await gateway.closeSession(session);
+    openStreams.closeSession(session.id);
     return c.body(null, 200);
   });
 
-  app.get(path, (c) =>
-    transportError(c, 405, TransportCode.BadRequest, 'Method Not Allowed: this endpoint offers no standalone SSE stream', {
-      Allow: 'POST, DELETE',
-    }),
-  );
+  app.get(path, async (c) => {
+    if (!acceptsEventStream(c.req.header('accept'))) {
+      return transportError(c, 406, TransportCode.BadRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    }
+    const session = await loadSession(c);
+    if (session instanceof Response) return session;
+    const lastEventId = c.req.header('last-event-id');
+    return openStandaloneStream({
+      sessionId: session.id,
+      lastEventId: lastEventId === undefined || lastEventId === '' ? undefined : lastEventId,
+      events,
+      openStreams,
+      admits: (message) => gateway.admits(session.id, message),
+      prime: session.protocolVersion >= PRIMING_SINCE,
+      headers: responseHeaders(c),
+      keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      logger,
+    });
+  });
 
   app.all(path, (c) =>
     transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'GET, POST, DELETE' }),
@@ -87,7 +135,8 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         await gateway.handleNotification(session, classified.message);
         return undefined;
       case 'response':
-        // Answers to server-to-client requests; the gateway sends none on this endpoint yet.
+        // A client's answer to a request the gateway relayed from an upstream.
+        await gateway.handleResponse(session, classified.message);
         return undefined;
       case 'invalid':
         return errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` });
@@ -130,19 +179,27 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
   }
 }
 
+/** Headers the middleware set (request id, CORS) that a hand-made Response must carry too. */
+function responseHeaders(c: Context<AppEnv>): Record<string, string> {
+  return Object.fromEntries(c.res.headers.entries());
+}
+
 function isJsonContentType(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
 
-type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string };
+type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string; tooLarge?: true };
 
-async function readJson(c: Context<AppEnv>): Promise<ParsedBody> {
+async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<ParsedBody> {
+  const body = await readBodyWithin(c, maxBytes);
+  if (!body.ok) return { ok: false, tooLarge: true, reason: 'the body is too large' };
   let text: string;
   try {
-    text = utf8.decode(await c.req.arrayBuffer());
+    text = utf8.decode(body.bytes);
   } catch {
     return { ok: false, reason: 'the body is not valid UTF-8' };
   }
+  if (jsonDepthExceeds(text)) return { ok: false, reason: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
