@@ -30,7 +30,7 @@ export interface CatalogServer {
 
 /** What changed in the merged view, and whether other replicas saw the same change. */
 export interface CatalogChange {
-  /** Each changed kind, with a digest of its lists before and after. */
+  /** Each changed kind, with a digest of the causing server's lists before and after. */
   readonly kinds: ReadonlyMap<ListKind, string>;
   readonly seenByAllReplicas: boolean;
 }
@@ -187,8 +187,9 @@ export class Catalog {
         fetched.resourceTemplates = await fetchAllPages(upstream, 'resources/templates/list', 'resourceTemplates');
       }
       if (upstream.state !== 'ready') return;
-      this.#lists.set(server, { ...next, ...fetched });
-      this.#rebuild(server);
+      const updated = { ...next, ...fetched };
+      this.#lists.set(server, updated);
+      this.#rebuild({ server, before: previous, after: updated });
     } catch (error) {
       // The upstream stays in the catalogue with what it listed before; its next list_changed or
       // reconnect tries again. A list that cannot be fetched must not fail everyone's lists.
@@ -197,8 +198,9 @@ export class Catalog {
   }
 
   #drop(server: string): void {
-    if (!this.#lists.delete(server)) return;
-    this.#rebuild(server);
+    const before = this.#lists.get(server);
+    if (!before || !this.#lists.delete(server)) return;
+    this.#rebuild({ server, before, after: undefined });
   }
 
   #onNotification(server: string, notification: UpstreamNotification): void {
@@ -206,33 +208,40 @@ export class Catalog {
     if (kind) void this.refresh(server, [kind]);
   }
 
-  /** Rebuilds the merged view; `cause` is the server whose lists changed, if one did. */
-  #rebuild(cause?: string): void {
+  /**
+   * Rebuilds the merged view. `cause` is the server whose lists changed, if one did: the digest of
+   * its own lists before and after is what every replica that sees the same upstream change
+   * computes, whatever else its catalogue went through in between.
+   */
+  #rebuild(cause?: { server: string; before: ServerLists | undefined; after: ServerLists | undefined }): void {
     const ordered = this.servers
       .map(({ upstream }) => this.#lists.get(upstream.name))
       .filter((lists): lists is ServerLists => lists !== undefined);
     const before = this.#view;
     this.#view = buildCatalogView(ordered, this.separator);
-    const kinds = changedKinds(before, this.#view);
-    if (kinds.size === 0) return;
-    const seenByAllReplicas = this.servers.find((server) => server.upstream.name === cause)?.seenByAllReplicas ?? false;
+    const changed = changedKinds(before, this.#view);
+    if (changed.length === 0) return;
+    const kinds = new Map(changed.map((kind) => [kind, cause ? changeDigest(cause.server, kind, cause.before, cause.after) : '']));
+    const seenByAllReplicas = cause !== undefined && (this.servers.find((server) => server.upstream.name === cause.server)?.seenByAllReplicas ?? false);
     for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas });
   }
 }
 
-function changedKinds(before: CatalogView, after: CatalogView): Map<ListKind, string> {
-  const changes = new Map<ListKind, string>();
-  const compare = (kind: ListKind, was: string, is: string) => {
-    if (was !== is) changes.set(kind, createHash('sha256').update(was).update('\u0000').update(is).digest('base64url'));
-  };
-  compare('tools', itemsJson(before.tools), itemsJson(after.tools));
-  compare('prompts', itemsJson(before.prompts), itemsJson(after.prompts));
-  compare(
-    'resources',
-    itemsJson(before.resources) + itemsJson(before.resourceTemplates),
-    itemsJson(after.resources) + itemsJson(after.resourceTemplates),
-  );
-  return changes;
+function changedKinds(before: CatalogView, after: CatalogView): ListKind[] {
+  const changed: ListKind[] = [];
+  if (itemsJson(before.tools) !== itemsJson(after.tools)) changed.push('tools');
+  if (itemsJson(before.prompts) !== itemsJson(after.prompts)) changed.push('prompts');
+  if (itemsJson(before.resources) + itemsJson(before.resourceTemplates) !== itemsJson(after.resources) + itemsJson(after.resourceTemplates)) {
+    changed.push('resources');
+  }
+  return changed;
+}
+
+/** A digest of one server's lists of one kind, before and after a change. */
+function changeDigest(server: string, kind: ListKind, before: ServerLists | undefined, after: ServerLists | undefined): string {
+  const ofKind = (lists: ServerLists | undefined) =>
+    JSON.stringify(lists ? (kind === 'resources' ? [lists.resources, lists.resourceTemplates] : lists[kind]) : null);
+  return createHash('sha256').update(server).update('\u0000').update(ofKind(before)).update('\u0000').update(ofKind(after)).digest('base64url');
 }
 
 function itemsJson(entries: readonly { item: JsonObject }[]): string {

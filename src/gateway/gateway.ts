@@ -94,6 +94,7 @@ export interface InitializeOutcome {
 const CANCEL_TOPIC = 'cancel';
 const MAX_CACHED_SESSION_VIEWS = 10_000;
 const UNSUBSCRIBE_TOPIC = 'session-ended';
+const RELEASE_TOPIC = 'unsubscribe';
 
 export class Gateway {
   readonly #subscriptions = new SubscriptionCounter();
@@ -150,6 +151,13 @@ export class Gateway {
         const { sessionId, requestId } = payload;
         if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
           this.#inFlight.cancel(sessionId, requestId);
+        }
+      }),
+      bus.on(RELEASE_TOPIC, (payload, from) => {
+        const { sessionId, server, uri } = payload;
+        if (from === bus.replicaId || typeof sessionId !== 'string' || typeof server !== 'string' || typeof uri !== 'string') return;
+        if (this.#subscriptions.release(server, uri, sessionId)) {
+          void this.options.upstreams.get(server)?.request('resources/unsubscribe', { uri }).catch(() => {});
         }
       }),
       bus.on(UNSUBSCRIBE_TOPIC, (payload) => {
@@ -382,6 +390,7 @@ export class Gateway {
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
+      releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: session.id, server, uri }),
       forward: async (server, method, params) => {
         trace.server ??= server;
         const forwarded = stripProgressToken(params, onProgress !== undefined);

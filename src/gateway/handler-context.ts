@@ -23,6 +23,8 @@ export interface HandlerContext {
   readonly routing: Routing;
   readonly pageSize: number;
   readonly subscriptions: SubscriptionCounter;
+  /** Tells the other replicas this session no longer subscribes to (server, uri). */
+  releaseElsewhere(server: string, uri: string): Promise<void>;
   /** Sends a request to one upstream on behalf of this client request. */
   forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
   updateSession(patch: SessionPatch): Promise<void>;

@@ -19,6 +19,7 @@ import {
 } from '../support/upstreams.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const SILENT_TIMEOUT_MS = 1_000;
 
 /** Arguments for server-everything's tools that a schema cannot guess (no network, short waits). */
 const EVERYTHING_TOOL_ARGUMENTS: Record<string, Record<string, unknown>> = {
@@ -50,7 +51,7 @@ const CLIENT_DEPENDENT_TOOLS = new Set(['get-roots-list', 'trigger-elicitation-r
 
 interface Upstreams {
   readonly everythingHttp: HttpUpstream;
-  readonly specs: Record<string, StdioUpstream | { url: string }>;
+  readonly specs: Record<string, (StdioUpstream & { timeoutMs?: number }) | { url: string }>;
 }
 
 async function startUpstreams(): Promise<Upstreams> {
@@ -65,6 +66,8 @@ async function startUpstreams(): Promise<Upstreams> {
       left: stdioFixture('twin-server', { TWIN_LABEL: 'left' }),
       right: stdioFixture('twin-server', { TWIN_LABEL: 'right' }),
       odd: stdioFixture('odd-names-server'),
+      // Lists, but never answers a call or a read: the gateway must say so, by name, in time.
+      silent: { ...stdioFixture('silent-server'), timeoutMs: SILENT_TIMEOUT_MS },
     },
   };
 }
@@ -156,6 +159,10 @@ describe.each(['memory', 'redis'] as const)('through the gateway with the %s ses
               ? (EVERYTHING_TOOL_ARGUMENTS[name] ?? sampleArguments(tool.inputSchema))
               : sampleArguments(tool.inputSchema);
           const viaGateway = await settle(client.request('tools/call', { name: exposedName, arguments: args }));
+          if (server === 'silent') {
+            expect(viaGateway.ok ? 'answered' : String((viaGateway as { error: Error }).error.message)).toMatch(/"silent" did not answer/);
+            continue;
+          }
           const everything = server === 'everything' || server === 'remote';
           if ((everything && (UNREPEATABLE_TOOLS.has(name) || CLIENT_DEPENDENT_TOOLS.has(name))) || PROCESS_SHARED_TOOLS.has(`${server}/${name}`)) {
             expect(viaGateway.ok, `${server}/${name}`).toBe(true);
@@ -193,6 +200,10 @@ describe.each(['memory', 'redis'] as const)('through the gateway with the %s ses
         for (const resource of await listAll(upstream, 'resources/list', 'resources')) {
           const uri = exposedUri(server, String(resource.uri));
           expect(exposedUris, `${server} ${String(resource.uri)}`).toContain(uri);
+          if (server === 'silent') {
+            await expect(client.request('resources/read', { uri })).rejects.toThrow(/"silent" did not answer/);
+            continue;
+          }
           const viaGateway = await client.request('resources/read', { uri });
           const viaUpstream = await upstream.request('resources/read', { uri: resource.uri });
           expect(stable(viaGateway), uri).toEqual(stable(exposeResultUris(viaUpstream, server)));

@@ -1,37 +1,54 @@
 // Every message an upstream sends reaches the right client session, once, and nowhere else:
 // progress, log messages, list changes, resource updates, and server-to-client requests; and
-// cancellations travel the other way. Real upstreams, the official v2 client, both session stores.
+// cancellations travel the other way. Real upstreams, the official v2 client, both session stores,
+// and two replicas sharing Redis with the client's requests alternating between them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { openSession, rawPost } from '../support/raw-http.js';
 import { connectRecordingClient, firstText, type RecordingClient } from '../support/recording-client.js';
 import { redisUrl } from '../support/redis.js';
 import { openSse } from '../support/sse-reader.js';
-import { stdioFixture } from '../support/upstreams.js';
+import { roundRobinFetch } from '../support/round-robin.js';
+import { startHttpFixture, stdioFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const CALL_TIMEOUT_MS = 2_000;
 
-describe.each(['memory', 'redis'] as const)('streams and notifications with the %s session store', (store) => {
+describe.each(['memory', 'redis', 'two replicas'] as const)('streams and notifications (%s)', (mode) => {
+  /** Names this mode's tools and tags, so modes never see each other's. */
+  const store = mode.replace(' ', '_');
   let gateway: TestGateway;
+  /** The second replica, in the two-replica mode. */
+  let other: TestGateway | undefined;
+  let shared: HttpUpstream | undefined;
+  let sharedQuick: HttpUpstream | undefined;
   const clients: RecordingClient[] = [];
+  /** Where a client reconnects: the other replica when there is one. */
+  const resumeUrl = () => other?.url ?? gateway.url;
 
   beforeAll(async () => {
-    gateway = await startGateway({
-      sessions: store === 'redis' ? { store: 'redis', redisUrl: redisUrl() } : { store: 'memory' },
-      mcpServers: {
-        interactive: stdioFixture('interactive-server'),
-        quick: { ...stdioFixture('interactive-server'), timeoutMs: CALL_TIMEOUT_MS },
-      },
-    });
+    if (mode === 'two replicas') {
+      // One remote upstream that both replicas reach, as in production: its state is one.
+      [shared, sharedQuick] = await Promise.all([startHttpFixture('interactive-server'), startHttpFixture('interactive-server')]);
+    }
+    const config = {
+      sessions: mode === 'memory' ? { store: 'memory' as const } : { store: 'redis' as const, redisUrl: redisUrl() },
+      mcpServers: shared && sharedQuick
+        ? { interactive: { url: shared.url }, quick: { url: sharedQuick.url, timeoutMs: CALL_TIMEOUT_MS } }
+        : { interactive: stdioFixture('interactive-server'), quick: { ...stdioFixture('interactive-server'), timeoutMs: CALL_TIMEOUT_MS } },
+    };
+    gateway = await startGateway(config);
+    if (mode === 'two replicas') other = await startGateway(config);
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    await gateway?.close();
+    await Promise.all([gateway?.close(), other?.close()]);
+    await Promise.all([shared?.stop(), sharedQuick?.stop()]);
   });
 
   async function client(options: Parameters<typeof connectRecordingClient>[1] = {}): Promise<RecordingClient> {
-    const connected = await connectRecordingClient(gateway.url, options);
+    const balanced = other ? { fetch: roundRobinFetch(() => [gateway, other as TestGateway]) } : {};
+    const connected = await connectRecordingClient(gateway.url, { ...balanced, ...options });
     clients.push(connected);
     return connected;
   }
@@ -151,9 +168,9 @@ describe.each(['memory', 'redis'] as const)('streams and notifications with the 
     it('sends each queued message on exactly one of the session streams, and replays only what that stream missed', async () => {
       const { sessionId } = await openSession(gateway.url);
       const first = await openSse(gateway.url, { sessionId });
-      const second = await openSse(gateway.url, { sessionId });
+      const second = await openSse(resumeUrl(), { sessionId });
       expect(first.contentType).toMatch(/^text\/event-stream/);
-      await first.next(); // priming
+      const firstPriming = await first.next();
       await second.next();
 
       // Three unsolicited messages for this session: list changes from three new tools.
@@ -173,12 +190,12 @@ describe.each(['memory', 'redis'] as const)('streams and notifications with the 
 
       // The first stream drops; a list change arrives while it is away; it reconnects with its last id.
       const firstIds = seen.filter((event) => event.stream === 'first').map((event) => event.id);
-      const lastOfFirst = firstIds.at(-1) ?? `${seen[0]?.id.split('.')[0]}.0`;
+      const lastOfFirst = firstIds.at(-1) ?? firstPriming?.id ?? '';
       first.abort();
       second.abort();
       await new Promise((resolve) => setTimeout(resolve, 100));
       await callText(trigger, 'interactive__add_tool', { name: `stream_d_${store}` });
-      const resumed = await openSse(gateway.url, { sessionId, lastEventId: lastOfFirst });
+      const resumed = await openSse(resumeUrl(), { sessionId, lastEventId: lastOfFirst });
       const replayed = await resumed.next();
       expect(replayed?.message).toMatchObject({ method: 'notifications/tools/list_changed' });
       expect(replayed?.id?.split('.')[0]).toBe(lastOfFirst.split('.')[0]);
@@ -215,7 +232,7 @@ describe.each(['memory', 'redis'] as const)('streams and notifications with the 
       });
       const priming = await streamed.next();
       streamed.abort();
-      const resumed = await openSse(gateway.url, { sessionId, lastEventId: priming?.id ?? '' });
+      const resumed = await openSse(resumeUrl(), { sessionId, lastEventId: priming?.id ?? '' });
       const events = [];
       for (let event = await resumed.next(); event; event = await resumed.next()) events.push(event.message);
       expect(events.at(-1)).toMatchObject({ id: 'drop-1', result: { content: [{ text: '1 steps done' }] } });

@@ -68,21 +68,30 @@ export function everythingStdio(): StdioUpstream {
  * binds all interfaces, so it is preloaded with bind-loopback.mjs (see there).
  */
 export async function startEverythingHttp(): Promise<HttpUpstream> {
+  return startEverything('streamableHttp', /listening on port \d+/, '/mcp');
+}
+
+/** server-everything over the legacy HTTP+SSE transport (GET /sse, POST /message), for the fallback. */
+export async function startEverythingSse(): Promise<HttpUpstream> {
+  return startEverything('sse', /running on port \d+/, '/sse');
+}
+
+async function startEverything(mode: 'streamableHttp' | 'sse', ready: RegExp, path: string): Promise<HttpUpstream> {
   // A port that was free a moment ago: another process could take it first, and then the server
   // fails to start, loudly (it exits on EADDRINUSE).
   const port = await freePort();
   const child = spawnTracked(
     process.execPath,
-    ['--import', BIND_LOOPBACK, '--import', EXIT_WITH_PARENT, EVERYTHING_MAIN, 'streamableHttp'],
+    ['--import', BIND_LOOPBACK, '--import', EXIT_WITH_PARENT, EVERYTHING_MAIN, mode],
     // Its stdout is a request log nobody reads; ignoring it means it can never fill a pipe.
     { env: { ...process.env, PORT: String(port) }, stdio: ['pipe', 'ignore', 'pipe'] },
   );
   try {
-    await waitForStderrLine(child, /listening on port \d+/, STARTUP_TIMEOUT_MS);
-    return { url: `http://127.0.0.1:${port}/mcp`, stop: () => stopChild(child) };
+    await waitForStderrLine(child, ready, STARTUP_TIMEOUT_MS);
+    return { url: `http://127.0.0.1:${port}${path}`, stop: () => stopChild(child) };
   } catch (error) {
     await stopChild(child);
-    throw new Error('server-everything did not start', { cause: error });
+    throw new Error(`server-everything (${mode}) did not start`, { cause: error });
   }
 }
 

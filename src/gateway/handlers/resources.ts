@@ -58,5 +58,7 @@ export const unsubscribeResource: MethodHandler = async (params, context) => {
   if (context.subscriptions.release(target.server, target.uri, context.session.id)) {
     await context.forward(target.server, 'resources/unsubscribe', { ...params, uri: target.uri });
   }
+  // The subscription may be held by the replica that served the subscribe: it lets go there too.
+  await context.releaseElsewhere(target.server, target.uri);
   return {};
 };
