@@ -17,6 +17,8 @@ export interface PrincipalAccess {
 
 export interface AccessPolicy {
   accessFor(principal: Principal | undefined): PrincipalAccess;
+  /** The decisions behind a key that accessFor gave (kept in the session record). */
+  accessForKey(key: string): PrincipalAccess;
 }
 
 /** How many differently filtered views of one catalogue view are kept (distinct rule sets). */
@@ -28,9 +30,28 @@ export class AccessViews {
 
   constructor(private readonly policy: AccessPolicy | undefined) {}
 
+  /** Whether a policy applies at all (without one, every session sees the full view). */
+  get active(): boolean {
+    return this.policy !== undefined;
+  }
+
+  /** The key of the principal's decisions; undefined without a policy. */
+  keyFor(principal: Principal | undefined): string | undefined {
+    return this.policy?.accessFor(principal).key;
+  }
+
+  /** The view a session with this decision key sees. */
+  viewForKey(full: CatalogView, key: string): CatalogView {
+    if (!this.policy) return full;
+    return this.#filter(full, this.policy.accessForKey(key));
+  }
+
   view(full: CatalogView, principal: Principal | undefined): CatalogView {
     if (!this.policy) return full;
-    const access = this.policy.accessFor(principal);
+    return this.#filter(full, this.policy.accessFor(principal));
+  }
+
+  #filter(full: CatalogView, access: PrincipalAccess): CatalogView {
     let byKey = this.#filtered.get(full);
     if (!byKey) {
       byKey = new Map();

@@ -33,6 +33,9 @@ export interface CatalogChange {
   /** Each changed kind, with a digest of the causing server's lists before and after. */
   readonly kinds: ReadonlyMap<ListKind, string>;
   readonly seenByAllReplicas: boolean;
+  /** The merged views before and after: sessions filtered by policy compare their own parts. */
+  readonly before: CatalogView;
+  readonly after: CatalogView;
 }
 
 export class Catalog {
@@ -223,7 +226,7 @@ export class Catalog {
     if (changed.length === 0) return;
     const kinds = new Map(changed.map((kind) => [kind, cause ? changeDigest(cause.server, kind, cause.before, cause.after) : '']));
     const seenByAllReplicas = cause !== undefined && (this.servers.find((server) => server.upstream.name === cause.server)?.seenByAllReplicas ?? false);
-    for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas });
+    for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas, before, after: this.#view });
   }
 }
 

@@ -9,7 +9,7 @@ import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, ListKind } from './catalog.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import { IsolatedServers, type IsolationOptions } from './isolated-servers.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
@@ -146,7 +146,7 @@ export class Gateway {
     for (const upstream of upstreams.all) this.#attachUpstream(upstream);
     this.#isolated?.start();
     this.#detach.push(
-      announceListChanges(catalog, bus, this.#outbox, this.#observer, logger),
+      announceListChanges(catalog, bus, this.#outbox, (kind, before, after) => this.#listChangeRecipients(kind, before, after), this.#observer, logger),
       bus.on(CANCEL_TOPIC, (payload) => {
         const { sessionId, requestId } = payload;
         if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
@@ -236,6 +236,7 @@ export class Gateway {
     const session: SessionRecord = {
       id: newSessionId(),
       ...(principal !== undefined && { principal: principal.sub }),
+      ...(this.#access.active && { accessKey: this.#access.keyFor(principal) ?? '' }),
       protocolVersion,
       clientInfo: clientInfo as SessionRecord['clientInfo'],
       clientCapabilities: (params.capabilities as JsonObject | undefined) ?? {},
@@ -421,6 +422,24 @@ export class Gateway {
     };
   }
 
+  /** Every session, or under a policy only those whose filtered view of `kind` changed. */
+  async #listChangeRecipients(kind: ListKind, before: CatalogView, after: CatalogView): Promise<string[]> {
+    const ids = await this.options.store.listIds();
+    if (!this.#access.active) return ids;
+    const records = await this.options.store.peekMany(ids);
+    const anonymous = this.#access.keyFor(undefined) ?? '';
+    const changedFor = new Map<string, boolean>();
+    return ids.filter((_id, index) => {
+      const key = records[index]?.accessKey ?? anonymous;
+      let changed = changedFor.get(key);
+      if (changed === undefined) {
+        changed = listJson(this.#access.viewForKey(before, key), kind) !== listJson(this.#access.viewForKey(after, key), kind);
+        changedFor.set(key, changed);
+      }
+      return changed;
+    });
+  }
+
   /**
    * What the session sees: the shared catalogue, plus the lists of its own connections to
    * session-isolated servers, merged in config order. Rebuilt only when either side changed.
@@ -467,6 +486,12 @@ function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
   if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
   const { progressToken: _clientToken, ...meta } = params._meta;
   return { ...params, _meta: meta };
+}
+
+/** One kind of a view's lists, as the client sees them, for comparing two views. */
+function listJson(view: CatalogView, kind: ListKind): string {
+  const entries = kind === 'tools' ? view.tools : kind === 'prompts' ? view.prompts : [...view.resources, ...view.resourceTemplates];
+  return JSON.stringify(entries.map((entry) => entry.item));
 }
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {

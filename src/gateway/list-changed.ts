@@ -6,28 +6,36 @@
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
 import type { Catalog, ListKind } from './catalog.js';
+import type { CatalogView } from './catalog-view.js';
 import type { GatewayObserver } from './observer.js';
 import type { SessionOutbox } from './session-outbox.js';
 
 /** Long enough for every replica to have seen the same change; short enough not to mask a repeat. */
 const CLAIM_SECONDS = 10;
 
+/**
+ * Which sessions a change of `kind` concerns: every session, or, under a policy, those whose own
+ * filtered view of that kind changed.
+ */
+export type ListChangeRecipients = (kind: ListKind, before: CatalogView, after: CatalogView) => Promise<readonly string[]>;
+
 export function announceListChanges(
   catalog: Catalog,
   bus: Bus,
   outbox: SessionOutbox,
+  recipients: ListChangeRecipients,
   observer: Required<GatewayObserver>,
   logger: Logger,
 ): () => void {
-  return catalog.onChange(({ kinds, seenByAllReplicas }) => {
-    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas ? digest : undefined);
+  return catalog.onChange(({ kinds, seenByAllReplicas, before, after }) => {
+    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas ? digest : undefined, before, after);
   });
 
-  async function announce(kind: ListKind, claimDigest: string | undefined): Promise<void> {
+  async function announce(kind: ListKind, claimDigest: string | undefined, before: CatalogView, after: CatalogView): Promise<void> {
     const method = `notifications/${kind}/list_changed`;
     try {
       if (claimDigest !== undefined && !(await bus.claimOnce(`list_changed:${kind}:${claimDigest}`, CLAIM_SECONDS))) return;
-      const sessions = await outbox.toAllSessions({ jsonrpc: '2.0', method });
+      const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
       observer.onNotificationForwarded({ method, sessions });
     } catch (error) {
       logger.warn({ method, err: error instanceof Error ? error.message : String(error) }, 'could not announce a list change');

@@ -62,8 +62,14 @@ export function accessFor(policy: CompiledPolicy, principal: Principal | undefin
   };
 }
 
+/** The decisions a key stands for: the same as for any principal that got that key. */
+export function accessForKey(policy: CompiledPolicy, key: string): PrincipalAccess {
+  const matched = key === '' ? [] : key.split(',').map(Number).filter((index) => Number.isInteger(index) && index >= 0);
+  return { key, allows: (server, name) => decide(policy, matched, server, name) === 'allow' };
+}
+
 /** The policy in the shape the gateway asks it questions. */
 export function policyAccess(config: PolicyConfig): AccessPolicy {
   const policy = compilePolicy(config);
-  return { accessFor: (principal) => accessFor(policy, principal) };
+  return { accessFor: (principal) => accessFor(policy, principal), accessForKey: (key) => accessForKey(policy, key) };
 }

@@ -65,6 +65,10 @@ export class MemorySessionStore implements SessionStore {
     return this.#entries.size;
   }
 
+  async peekMany(ids: readonly string[]): Promise<(SessionRecord | undefined)[]> {
+    return ids.map((id) => this.#liveEntry(id)?.record);
+  }
+
   async listIds(): Promise<string[]> {
     this.#dropExpired();
     return [...this.#entries.keys()];

@@ -32,6 +32,9 @@ export interface RedisSessionStoreOptions extends SessionStoreOptions {
   logger?: Pick<Logger, 'info' | 'warn'>;
 }
 
+/** Sessions read per MGET: large enough to be one round trip for most deployments. */
+const PEEK_BATCH = 1_000;
+
 /** Two concurrent writers settle in two rounds; this many conflicts in a row means something is wrong. */
 const MAX_UPDATE_ATTEMPTS = 16;
 
@@ -101,6 +104,17 @@ export class RedisSessionStore implements SessionStore {
   async count(): Promise<number> {
     const live = await this.#run('count', () => countSessions.run(this.#redis, [this.#indexKey], []));
     return Number(live);
+  }
+
+  async peekMany(ids: readonly string[]): Promise<(SessionRecord | undefined)[]> {
+    const records: (SessionRecord | undefined)[] = [];
+    // MGET, not GETEX: reading a session to decide on a notification must not keep it alive.
+    for (let start = 0; start < ids.length; start += PEEK_BATCH) {
+      const batch = ids.slice(start, start + PEEK_BATCH);
+      const values = await this.#run('peekMany', () => this.#redis.mget(batch.map((id) => this.#sessionKey(id))));
+      records.push(...values.map((json) => (typeof json === 'string' ? parseRecord(json) : undefined)));
+    }
+    return records;
   }
 
   async listIds(): Promise<string[]> {

@@ -20,6 +20,11 @@ export interface SessionRecord {
   readonly upstreamSessions: Readonly<Record<string, string>>;
   /** Epoch milliseconds. */
   readonly createdAt: number;
+  /**
+   * Which policy decisions apply to the session's principal (equal keys, equal views), so a
+   * catalogue change is announced only to sessions whose own view changed. No claims are kept.
+   */
+  readonly accessKey?: string;
 }
 
 /** The fields a running session may change; upstreamSessions is merged key by key (apply-patch.ts). */
@@ -43,6 +48,8 @@ export interface SessionStore {
   count(): Promise<number>;
   /** Ids of all live sessions, for notifications that go to every session (list_changed). */
   listIds(): Promise<string[]>;
+  /** Loads several sessions without sliding their idle timeout (a notification is not use). */
+  peekMany(ids: readonly string[]): Promise<(SessionRecord | undefined)[]>;
   /** Resolves when the store answers; rejects with a clear error otherwise (readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;

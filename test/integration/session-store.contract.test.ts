@@ -109,6 +109,18 @@ function sessionStoreContract(kind: string, newDeployment: () => Deployment): vo
       expect(await store.get(record.id)).toBeDefined();
     });
 
+    it('peekMany reads sessions in order, unknown ones as undefined, without sliding the idle timeout', async () => {
+      const store = open(2);
+      const [first, second] = [aSession(), aSession()];
+      await store.create(first);
+      await store.create(second);
+      await deployment.elapse(1_000);
+      expect(await store.peekMany([second.id, 'AAAAAAAAAAAAAAAAAAAAAA', first.id])).toEqual([second, undefined, first]);
+      // 2.5 s after create: a peek is not use, so both are gone.
+      await deployment.elapse(1_500);
+      expect(await store.peekMany([first.id, second.id])).toEqual([undefined, undefined]);
+    });
+
     it('count counts the live sessions', async () => {
       const store = open();
       const [first, second, third] = [aSession(), aSession(), aSession()];
