@@ -12,6 +12,11 @@ export async function serveUntilSignalled(config: Config, logger: Logger, reload
   // Listening before startup means a signal during startup waits for it and then shuts down
   // cleanly, rather than killing the process with upstream children half started.
   const stopRequested = firstStopSignal(logger);
+  // A promise rejection nobody handled is a bug to fix, not a reason to drop every client's
+  // session and stream: it is logged loudly and the gateway keeps serving.
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) }, 'unhandled promise rejection');
+  });
   let gateway;
   try {
     gateway = await runGateway(config, { logger, ...(reload && { reload }) });

@@ -9,8 +9,8 @@ import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
-import type { Catalog, ListKind } from './catalog.js';
-import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
+import type { Catalog } from './catalog.js';
+import type { CatalogView } from './catalog-view.js';
 import { IsolatedServers, type IsolationOptions } from './isolated-servers.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
@@ -28,11 +28,13 @@ import {
   type JsonRpcResponse,
 } from './json-rpc.js';
 import { InFlightRegistry, type InFlightRequest } from './in-flight.js';
-import { announceListChanges } from './list-changed.js';
+import { announceListChanges, policyRecipients } from './list-changed.js';
 import { admitsLogMessage } from './log-levels.js';
 import { AccessViews, type AccessPolicy } from './access.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
+import { progressTokenOf, stripProgressToken } from './progress.js';
+import { SessionViews } from './session-views.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
 import { ServerRequestRelay } from './server-requests.js';
@@ -92,7 +94,6 @@ export interface InitializeOutcome {
 }
 
 const CANCEL_TOPIC = 'cancel';
-const MAX_CACHED_SESSION_VIEWS = 10_000;
 const UNSUBSCRIBE_TOPIC = 'session-ended';
 const RELEASE_TOPIC = 'unsubscribe';
 
@@ -108,7 +109,7 @@ export class Gateway {
   readonly #detach: (() => void)[] = [];
   readonly #upstreamDetach = new Map<Upstream, () => void>();
   readonly #isolated: IsolatedServers | undefined;
-  readonly #sessionViews = new Map<string, { shared: CatalogView; own: readonly ServerLists[]; view: CatalogView }>();
+  readonly #sessionViews: SessionViews;
   #router: UpstreamMessageRouter | undefined;
 
   constructor(private readonly options: GatewayOptions) {
@@ -128,6 +129,7 @@ export class Gateway {
         relay: this.#relay,
         logger: options.logger,
       });
+    this.#sessionViews = new SessionViews(options.catalog, options.routing, this.#isolated);
   }
 
   /** Starts listening to upstreams, the catalogue and the other replicas. */
@@ -146,7 +148,7 @@ export class Gateway {
     for (const upstream of upstreams.all) this.#attachUpstream(upstream);
     this.#isolated?.start();
     this.#detach.push(
-      announceListChanges(catalog, bus, this.#outbox, (kind, before, after) => this.#listChangeRecipients(kind, before, after), this.#observer, logger),
+      announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access), this.#observer, logger),
       bus.on(CANCEL_TOPIC, (payload) => {
         const { sessionId, requestId } = payload;
         if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
@@ -301,7 +303,7 @@ export class Gateway {
           ? (update: ProgressUpdate) =>
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
-      const view = await this.#viewFor(session);
+      const view = await this.#sessionViews.viewFor(session);
       const context = this.#context({ session, principal, trace, inFlight, onProgress, view });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
@@ -349,7 +351,7 @@ export class Gateway {
   async closeSession(session: SessionRecord): Promise<void> {
     await this.options.store.delete(session.id);
     this.#releaseSession(session.id);
-    this.#sessionViews.delete(session.id);
+    this.#sessionViews.forget(session.id);
     await this.#isolated?.closeSession(session.id);
     await Promise.all([
       this.options.events.drop(session.id),
@@ -422,45 +424,6 @@ export class Gateway {
     };
   }
 
-  /** Every session, or under a policy only those whose filtered view of `kind` changed. */
-  async #listChangeRecipients(kind: ListKind, before: CatalogView, after: CatalogView): Promise<string[]> {
-    const ids = await this.options.store.listIds();
-    if (!this.#access.active) return ids;
-    const records = await this.options.store.peekMany(ids);
-    const anonymous = this.#access.keyFor(undefined) ?? '';
-    const changedFor = new Map<string, boolean>();
-    return ids.filter((_id, index) => {
-      const key = records[index]?.accessKey ?? anonymous;
-      let changed = changedFor.get(key);
-      if (changed === undefined) {
-        changed = listJson(this.#access.viewForKey(before, key), kind) !== listJson(this.#access.viewForKey(after, key), kind);
-        changedFor.set(key, changed);
-      }
-      return changed;
-    });
-  }
-
-  /**
-   * What the session sees: the shared catalogue, plus the lists of its own connections to
-   * session-isolated servers, merged in config order. Rebuilt only when either side changed.
-   */
-  async #viewFor(session: SessionRecord): Promise<CatalogView> {
-    const shared = this.options.catalog.view;
-    const isolated = this.#isolated;
-    if (!isolated?.hasAny()) return shared;
-    const own = await isolated.lists(session);
-    const cached = this.#sessionViews.get(session.id);
-    if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
-    const order = this.options.routing.servers.map((server) => server.name);
-    const lists = [...this.options.catalog.lists, ...own].sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
-    const view = buildCatalogView(lists, this.options.routing.separator);
-    // One entry per session using isolated servers; sessions that expire without DELETE are
-    // forgotten in bulk rather than tracked one by one.
-    if (this.#sessionViews.size > MAX_CACHED_SESSION_VIEWS) this.#sessionViews.clear();
-    this.#sessionViews.set(session.id, { shared, own, view });
-    return view;
-  }
-
   #logFailure(session: SessionRecord, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn(
@@ -468,34 +431,6 @@ export class Gateway {
       'request failed',
     );
   }
-}
-
-/** The client's progress token, if it asked for progress. */
-function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
-  const meta = params?._meta;
-  if (!isJsonObject(meta)) return undefined;
-  const token = meta.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
-/**
- * The client's progress token must not reach the upstream as is: the upstream client mints its
- * own token per request (the upstream connection is shared), and the gateway maps it back.
- */
-function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
-  if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
-  const { progressToken: _clientToken, ...meta } = params._meta;
-  return { ...params, _meta: meta };
-}
-
-/** One kind of a view's lists, as the client sees them, for comparing two views. */
-function listJson(view: CatalogView, kind: ListKind): string {
-  const entries = kind === 'tools' ? view.tools : kind === 'prompts' ? view.prompts : [...view.resources, ...view.resourceTemplates];
-  return JSON.stringify(entries.map((entry) => entry.item));
-}
-
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 function isListMethod(method: string): boolean {

@@ -180,7 +180,14 @@ export class IsolatedServers {
     const remote = owner !== undefined && owner !== this.options.bus.replicaId && !local;
     if (!remote) {
       const connection = local ?? (await this.#connection(session, server.name, true));
-      connection.lists ??= this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal: new AbortController().signal }));
+      if (!connection.lists) {
+        const lists = this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal: new AbortController().signal }));
+        connection.lists = lists;
+        // A failed fetch is not remembered: the next request tries again.
+        lists.catch(() => {
+          if (connection.lists === lists) delete connection.lists;
+        });
+      }
       return connection.lists;
     }
     const key = listsKey(session.id, server.name);
@@ -309,6 +316,9 @@ export class IsolatedServers {
     let acknowledged!: () => void;
     const ack = new Promise<'ack'>((resolve) => (acknowledged = () => resolve('ack')));
     const result = new Promise<JsonObject>((resolve, reject) => this.#forwarded.set(fid, { resolve, reject, acknowledged, options }));
+    // The answer can come before the acknowledgement has been awaited (or after the owner was
+    // given up on): it is handled where it is awaited, never an unhandled rejection.
+    result.catch(() => {});
     const onAbort = () => void this.options.bus.send(owner, Topic.cancel, { fid }).catch(() => {});
     options.signal.addEventListener('abort', onAbort, { once: true });
     try {

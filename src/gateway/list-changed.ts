@@ -5,6 +5,8 @@
 // swallow the same change repeated (a server that restarts twice within the claim's lifetime).
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
+import type { SessionStore } from '../session/store.js';
+import type { AccessViews } from './access.js';
 import type { Catalog, ListKind } from './catalog.js';
 import type { CatalogView } from './catalog-view.js';
 import type { GatewayObserver } from './observer.js';
@@ -41,4 +43,30 @@ export function announceListChanges(
       logger.warn({ method, err: error instanceof Error ? error.message : String(error) }, 'could not announce a list change');
     }
   }
+}
+
+/** Every session, or under a policy only those whose filtered view of the changed kind differs. */
+export function policyRecipients(store: SessionStore, access: AccessViews): ListChangeRecipients {
+  return async (kind, before, after) => {
+    const ids = await store.listIds();
+    if (!access.active) return ids;
+    const records = await store.peekMany(ids);
+    const anonymous = access.keyFor(undefined) ?? '';
+    const changedFor = new Map<string, boolean>();
+    return ids.filter((_id, index) => {
+      const key = records[index]?.accessKey ?? anonymous;
+      let changed = changedFor.get(key);
+      if (changed === undefined) {
+        changed = listJson(access.viewForKey(before, key), kind) !== listJson(access.viewForKey(after, key), kind);
+        changedFor.set(key, changed);
+      }
+      return changed;
+    });
+  };
+}
+
+/** One kind of a view's lists, as the client sees them, for comparing two views. */
+function listJson(view: CatalogView, kind: ListKind): string {
+  const entries = kind === 'tools' ? view.tools : kind === 'prompts' ? view.prompts : [...view.resources, ...view.resourceTemplates];
+  return JSON.stringify(entries.map((entry) => entry.item));
 }

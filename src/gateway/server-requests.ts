@@ -86,6 +86,8 @@ export class ServerRequestRelay {
     const id = `${ID_PREFIX}.${this.bus.replicaId}.${this.#counter}`;
     const message = { jsonrpc: '2.0' as const, id, method: request.method, ...(request.params && { params: request.params }) };
     const answer = new Promise<JsonObject>((resolve, reject) => this.#pending.set(id, { sessionId: session.id, resolve, reject }));
+    // It may be settled (cancelled) while the request is still being queued: handled when awaited.
+    answer.catch(() => {});
     const onAbort = () => {
       const pending = this.#pending.get(id);
       if (!pending) return;

@@ -1,0 +1,21 @@
+// Progress tokens on a shared upstream connection: the upstream client mints its own token per
+// request, and the gateway maps progress back to the token the client chose.
+import { isJsonObject, type JsonObject } from './json.js';
+
+/** The client's progress token, if it asked for progress. */
+export function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
+  const meta = params?._meta;
+  if (!isJsonObject(meta)) return undefined;
+  const token = meta.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
+/**
+ * The client's progress token must not reach the upstream as is: the upstream client mints its
+ * own token per request (the upstream connection is shared), and the gateway maps it back.
+ */
+export function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
+  if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
+  const { progressToken: _clientToken, ...meta } = params._meta;
+  return { ...params, _meta: meta };
+}
