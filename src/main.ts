@@ -5,6 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { isStdioUpstream, type Config } from './config/schema.js';
 import { Catalog } from './gateway/catalog.js';
 import { Gateway } from './gateway/gateway.js';
+import type { IsolatedServer } from './gateway/isolated-servers.js';
 import type { Routing } from './gateway/routing.js';
 import { createAccessControl } from './http/access-control.js';
 import { createApp } from './http/app.js';
@@ -57,10 +58,19 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     });
   const catalog = new Catalog(catalogServers(), config.namespace.separator, logger);
   catalog.start();
-  const isolatedServers = () =>
-    Object.entries(current.mcpServers)
-      .filter(([, server]) => server.enabled && server.isolation === 'session')
-      .map(([name, server]) => ({ name, prefix: prefixOf(name), transport: isStdioUpstream(server) ? ('stdio' as const) : ('http' as const) }));
+  // Asked on every forwarded request and every view: computed once per config in force.
+  let isolated: { config?: Config; servers: IsolatedServer[] } = { servers: [] };
+  const isolatedServers = (): readonly IsolatedServer[] => {
+    if (isolated.config !== current) {
+      isolated = {
+        config: current,
+        servers: Object.entries(current.mcpServers)
+          .filter(([, server]) => server.enabled && server.isolation === 'session')
+          .map(([name, server]) => ({ name, prefix: prefixOf(name), transport: isStdioUpstream(server) ? 'stdio' : 'http' })),
+      };
+    }
+    return isolated.servers;
+  };
   let routedServers: { config?: Config; upstreams?: readonly unknown[]; servers: Routing['servers'] } = { servers: [] };
   const routing: Routing = {
     get separator() {

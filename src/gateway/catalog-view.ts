@@ -44,14 +44,8 @@ export interface CatalogView {
   readonly resourceTemplates: readonly ExposedTemplate[];
   readonly toolsByName: ReadonlyMap<string, ExposedNamedItem>;
   readonly promptsByName: ReadonlyMap<string, ExposedNamedItem>;
-  /** Exposed prompt name by server and upstream name, for completion refs and results. */
-  readonly promptNames: ReadonlyMap<string, string>;
   /** Unprefixed servers' URIs, first server in config order wins a clash. */
   readonly unprefixedResources: ReadonlyMap<string, string>;
-  /** Servers whose URIs pass unchanged, in config order. */
-  readonly unprefixedServers: readonly string[];
-  /** Servers whose URIs carry the server tag. */
-  readonly prefixedServers: ReadonlySet<string>;
   /**
    * Set on a view filtered by policy (filter-view.ts): whether an item may be reached, asked by
    * routing for URIs, which can be read without being listed.
@@ -96,10 +90,7 @@ export function buildCatalogView(lists: readonly ServerLists[], separator: strin
     resourceTemplates,
     toolsByName: new Map(tools.map((tool) => [String(tool.item.name), tool])),
     promptsByName: new Map(prompts.map((prompt) => [String(prompt.item.name), prompt])),
-    promptNames: new Map(prompts.map((prompt) => [serverItemKey(prompt.server, prompt.name), String(prompt.item.name)])),
     unprefixedResources,
-    unprefixedServers: lists.filter((list) => list.prefix === '').map((list) => list.server),
-    prefixedServers: new Set(lists.filter((list) => list.prefix !== '').map((list) => list.server)),
   };
 }
 

@@ -4,7 +4,6 @@
 // tag in the URI), so the view also carries `allows`, which routing asks before handing out an
 // upstream URI. Pure: the same view and decisions give the same result.
 import type { CatalogView } from './catalog-view.js';
-import { serverItemKey } from './catalog-view.js';
 
 /** Whether an item (server config name, upstream's own name, URI or URI template) may be reached. */
 export type ItemFilter = (server: string, name: string) => boolean;
@@ -12,6 +11,7 @@ export type ItemFilter = (server: string, name: string) => boolean;
 export function filterCatalogView(view: CatalogView, allows: ItemFilter): CatalogView {
   const tools = view.tools.filter((tool) => allows(tool.server, tool.name));
   const prompts = view.prompts.filter((prompt) => allows(prompt.server, prompt.name));
+  const outer = view.allows;
   return {
     ...view,
     tools,
@@ -20,9 +20,8 @@ export function filterCatalogView(view: CatalogView, allows: ItemFilter): Catalo
     resourceTemplates: view.resourceTemplates.filter((template) => allows(template.server, template.uriTemplate)),
     toolsByName: new Map(tools.map((tool) => [String(tool.item.name), tool])),
     promptsByName: new Map(prompts.map((prompt) => [String(prompt.item.name), prompt])),
-    promptNames: new Map(prompts.map((prompt) => [serverItemKey(prompt.server, prompt.name), String(prompt.item.name)])),
     // unprefixedResources stays whole: it says where a URI goes, and `allows` then refuses it, so a
     // denied URI is never routed to another server that happens to list the same one.
-    allows: view.allows ? (server, name) => allows(server, name) && view.allows!(server, name) : allows,
+    allows: outer ? (server, name) => allows(server, name) && outer(server, name) : allows,
   };
 }

@@ -5,7 +5,8 @@
 // A Redis that does not answer lets requests through (with a warning): the limit protects the
 // upstreams from a runaway client, and refusing everyone while Redis is down would do more harm.
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, openRedis } from '../session/redis-connection.js';
 import type { Logger } from '../observe/logger.js';
 import { LuaScript } from '../session/lua-script.js';
 import { assertRedisUrl, describeRedisUrl } from '../session/redis-url.js';
@@ -69,7 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.#keyPrefix = keyPrefix;
     this.#logger = logger;
     this.#describedUrl = describeRedisUrl(url);
-    this.#redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs });
+    this.#redis = openRedis(url, { commandTimeoutMs, maxRetriesPerRequest: 1 });
     // Connection errors are reported once, by the first hit that fails; ioredis would print them.
     this.#redis.on('error', () => {});
   }
@@ -98,7 +99,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    await this.#redis.quit().catch(() => this.#redis.disconnect());
+    await closeRedis(this.#redis);
   }
 
   #redisKey(key: string): string {

@@ -8,6 +8,7 @@ import { MemoryBus } from './memory-bus.js';
 import { MemorySessionEvents } from './memory-events.js';
 import { RedisBus } from './redis-bus.js';
 import { RedisSessionEvents } from './redis-events.js';
+import { closeRedis, openRedis } from './redis-connection.js';
 import { RedisPubSub } from './redis-pubsub.js';
 import type { SessionStore } from './store.js';
 
@@ -31,22 +32,27 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
       bus,
       ready: async () => {},
       close: async () => {
-        await Promise.all([store.close(), events.close(), bus.close()]);
+        events.close();
+        await Promise.all([store.close(), bus.close()]);
       },
     };
   }
   const pubsub = new RedisPubSub(config.redisUrl);
   const keyPrefix = config.keyPrefix ?? 'switchboard:';
-  const events = new RedisSessionEvents({ url: config.redisUrl, pubsub, idleTimeoutSeconds: config.idleTimeoutSeconds, keyPrefix });
-  const bus = new RedisBus({ url: config.redisUrl, pubsub, keyPrefix });
+  // One command connection for the event log and the bus; the store reports outages, so errors on
+  // this one surface only on the calls that hit them.
+  const redis = openRedis(config.redisUrl);
+  redis.on('error', () => {});
+  const events = new RedisSessionEvents({ redis, pubsub, idleTimeoutSeconds: config.idleTimeoutSeconds, keyPrefix });
+  const bus = new RedisBus({ redis, pubsub, keyPrefix });
   return {
     store,
     events,
     bus,
     ready: () => pubsub.ready(),
     close: async () => {
-      await Promise.all([store.close(), events.close(), bus.close()]);
-      await pubsub.close();
+      await Promise.all([store.close(), bus.close()]);
+      await Promise.all([pubsub.close(), closeRedis(redis)]);
     },
   };
 }

@@ -33,7 +33,6 @@ export interface SessionEvents {
   watch(sessionId: string, listener: () => void): () => void;
   /** Forgets a session's queue and logs (DELETE, or the session expired). */
   drop(sessionId: string): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Queues and logs are bounded: a client that never reads cannot make the gateway grow. */

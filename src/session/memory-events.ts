@@ -86,7 +86,7 @@ export class MemorySessionEvents implements SessionEvents {
     this.#sessions.delete(sessionId);
   }
 
-  async close(): Promise<void> {
+  close(): void {
     clearInterval(this.#sweep);
     this.#wakeups.removeAllListeners();
   }

@@ -1,6 +1,6 @@
 // The bus across replicas: one broadcast channel and one channel per replica, both on the shared
 // subscriber connection. Messages are small JSON envelopes: topic, sender, payload.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { newReplicaId, type Bus, type BusHandler } from './bus.js';
 import type { RedisPubSub } from './redis-pubsub.js';
 
@@ -11,7 +11,8 @@ interface Envelope {
 }
 
 export interface RedisBusOptions {
-  url: string;
+  /** A command connection, shared with the event log. */
+  redis: Redis;
   pubsub: RedisPubSub;
   keyPrefix?: string;
 }
@@ -23,9 +24,8 @@ export class RedisBus implements Bus {
   readonly #handlers = new Map<string, Set<BusHandler>>();
   readonly #unsubscribes: (() => void)[];
 
-  constructor({ url, pubsub, keyPrefix = 'switchboard:' }: RedisBusOptions) {
-    this.#redis = new Redis(url, { lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 2, commandTimeout: 2_000 });
-    this.#redis.on('error', () => {});
+  constructor({ redis, pubsub, keyPrefix = 'switchboard:' }: RedisBusOptions) {
+    this.#redis = redis;
     this.#prefix = keyPrefix;
     const deliver = (json: string) => this.#deliver(json);
     this.#unsubscribes = [pubsub.subscribe(this.#broadcastChannel(), deliver), pubsub.subscribe(this.#replicaChannel(this.replicaId), deliver)];
@@ -57,11 +57,6 @@ export class RedisBus implements Bus {
   async close(): Promise<void> {
     for (const unsubscribe of this.#unsubscribes) unsubscribe();
     this.#handlers.clear();
-    try {
-      await this.#redis.quit();
-    } catch {
-      this.#redis.disconnect();
-    }
   }
 
   #deliver(json: string): void {

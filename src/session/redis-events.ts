@@ -10,7 +10,7 @@
 //
 // take() is one Lua script that pops from the queue and logs under the taking stream, so two
 // streams of one session (on two replicas) never both send a message, and none is lost between.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   formatEventId,
   MAX_LOGGED_PER_STREAM,
@@ -22,11 +22,11 @@ import {
 import type { RedisPubSub } from './redis-pubsub.js';
 
 export interface RedisSessionEventsOptions {
-  url: string;
+  /** A command connection (shared with the bus: one per replica is enough for both). */
+  redis: Redis;
   pubsub: RedisPubSub;
   idleTimeoutSeconds: number;
   keyPrefix?: string;
-  commandTimeoutMs?: number;
 }
 
 /** KEYS: log, streams set. ARGV: message, max log length, ttl seconds, stream id, wake channel. */
@@ -78,10 +78,7 @@ export class RedisSessionEvents implements SessionEvents {
   readonly #prefix: string;
   readonly #ttl: number;
 
-  constructor({ url, pubsub, idleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000 }: RedisSessionEventsOptions) {
-    const redis = new Redis(url, { lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 2, commandTimeout: commandTimeoutMs });
-    // The session store reports outages; this connection's errors surface on the calls that hit them.
-    redis.on('error', () => {});
+  constructor({ redis, pubsub, idleTimeoutSeconds, keyPrefix = 'switchboard:' }: RedisSessionEventsOptions) {
     redis.defineCommand('sbAppend', { numberOfKeys: 2, lua: APPEND });
     redis.defineCommand('sbEnqueue', { numberOfKeys: 1, lua: ENQUEUE });
     redis.defineCommand('sbTake', { numberOfKeys: 3, lua: TAKE });
@@ -155,14 +152,6 @@ export class RedisSessionEvents implements SessionEvents {
       this.#streamsKey(sessionId),
       ...streams.map((streamId) => this.#logKey(sessionId, streamId)),
     );
-  }
-
-  async close(): Promise<void> {
-    try {
-      await this.#redis.quit();
-    } catch {
-      this.#redis.disconnect();
-    }
   }
 
   #queueKey(sessionId: string): string {

@@ -2,6 +2,7 @@
 // bus), rather than one blocking connection per open stream: a replica with a thousand open SSE
 // streams holds two Redis connections, not a thousand.
 import { Redis } from 'ioredis';
+import { closeRedis } from './redis-connection.js';
 
 export type ChannelHandler = (payload: string) => void;
 
@@ -47,10 +48,6 @@ export class RedisPubSub {
 
   async close(): Promise<void> {
     this.#handlers.clear();
-    try {
-      await this.#subscriber.quit();
-    } catch {
-      this.#subscriber.disconnect();
-    }
+    await closeRedis(this.#subscriber);
   }
 }

@@ -13,7 +13,8 @@
 // only 14 significant digits, which would corrupt client capabilities it does not understand. The
 // merge stays in TypeScript (applySessionPatch, shared with the memory store) and Lua only swaps the
 // JSON if nobody changed it since it was read; a loser merges again onto the winner's record.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, openRedis } from './redis-connection.js';
 import type { Logger } from '../observe/logger.js';
 import { applySessionPatch } from './apply-patch.js';
 import { assertIdleTimeout } from './idle-timeout.js';
@@ -55,14 +56,7 @@ export class RedisSessionStore implements SessionStore {
     this.#idleTimeoutSeconds = idleTimeoutSeconds;
     this.#keyPrefix = keyPrefix;
     this.#indexKey = `${keyPrefix}sessions`;
-    this.#redis = new Redis(url, {
-      lazyConnect: false,
-      // Commands wait in the offline queue while (re)connecting, but only for two reconnect attempts
-      // and at most commandTimeoutMs: a down Redis is a fast error, never a request that hangs.
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 2,
-      commandTimeout: commandTimeoutMs,
-    });
+    this.#redis = openRedis(url, { commandTimeoutMs });
     this.#reportConnectionChanges(logger);
   }
 
@@ -135,12 +129,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.#redis.quit();
-    } catch {
-      // Redis is gone or silent: there is nothing to say goodbye to, just drop the socket.
-      this.#redis.disconnect();
-    }
+    await closeRedis(this.#redis);
   }
 
   #sessionKey(id: string): string {
