@@ -3,8 +3,8 @@
 //
 // - stdio: one process per session, owned by the replica that started it (recorded in the
 //   session record as `replica:{id}`). A request that lands on another replica is forwarded to the
-//   owner over the bus, and what the upstream sends back (progress, log messages, server-to-client
-//   requests, the result) returns the same way. An owner that does not acknowledge within a few
+//   owner over the bus (owner-forwarding.ts), and what the upstream sends back (progress, log
+//   messages, server-to-client requests, the result) returns the same way. An owner that does not acknowledge within a few
 //   seconds is gone: the replica takes the session over with a fresh process.
 // - HTTP: the upstream's own session id is kept in the session record, so any replica can
 //   continue that upstream session over its own connection.
@@ -13,13 +13,14 @@ import type { Bus } from '../session/bus.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import type { SessionUpstreamFactory } from '../upstream/session-upstreams.js';
-import type { ProgressUpdate, Upstream, UpstreamNotification } from '../upstream/types.js';
+import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import type { ServerLists } from './catalog-view.js';
-import { RpcError, toRpcError } from './errors.js';
+import { toRpcError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
-import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc.js';
+import type { JsonRpcNotification } from './json-rpc.js';
 import { fetchAllPages } from './list-pages.js';
 import { exposeUri } from './namespace.js';
+import { OwnerForwarding, type ForwardedRequestOptions } from './owner-forwarding.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { ServerRequestRelay } from './server-requests.js';
 import type { SessionOutbox } from './session-outbox.js';
@@ -30,11 +31,8 @@ export interface IsolatedServer {
   readonly transport: 'stdio' | 'http';
 }
 
-export interface IsolatedRequestOptions {
-  readonly signal: AbortSignal;
-  readonly onProgress?: (update: ProgressUpdate) => void;
-  readonly related?: RelatedChannel;
-}
+/** The same whether the request runs here or on the owning replica. */
+export type IsolatedRequestOptions = ForwardedRequestOptions;
 
 interface LocalConnection {
   readonly upstream: Upstream;
@@ -45,22 +43,9 @@ interface LocalConnection {
   readonly detach: () => void;
 }
 
-interface Forwarded {
-  resolve(result: JsonObject): void;
-  reject(error: Error): void;
-  acknowledged(): void;
-  readonly options: IsolatedRequestOptions;
-}
-
 const OWNER_PREFIX = 'replica:';
-const ACK_TIMEOUT_MS = 3_000;
 const READY_TIMEOUT_MS = 30_000;
 const Topic = {
-  request: 'iso-request',
-  ack: 'iso-ack',
-  related: 'iso-related',
-  result: 'iso-result',
-  cancel: 'iso-cancel',
   invalidate: 'iso-invalidate',
   notify: 'iso-notify',
   close: 'iso-close',
@@ -77,10 +62,8 @@ export interface IsolationOptions {
 export class IsolatedServers {
   readonly #local = new Map<string, Map<string, LocalConnection>>();
   readonly #remoteLists = new Map<string, Promise<ServerLists>>();
-  readonly #forwarded = new Map<string, Forwarded>();
-  readonly #served = new Map<string, AbortController>();
   readonly #detach: (() => void)[] = [];
-  #counter = 0;
+  readonly #forwarding: OwnerForwarding;
   #sweep: NodeJS.Timeout | undefined;
 
   constructor(
@@ -91,16 +74,18 @@ export class IsolatedServers {
       readonly relay: ServerRequestRelay;
       readonly logger: Logger;
     },
-  ) {}
+  ) {
+    this.#forwarding = new OwnerForwarding(options.bus, {
+      owns: (session, server) => ownerOf(session, server) === options.bus.replicaId,
+      serve: async (session, server, method, params, requestOptions) =>
+        this.#requestLocal(await this.#connection(session, server, false), method, params, requestOptions),
+    });
+  }
 
   start(): void {
     const { bus } = this.options;
     this.#detach.push(
-      bus.on(Topic.request, (payload, from) => void this.#serveForwarded(payload, from)),
-      bus.on(Topic.ack, (payload) => this.#forwarded.get(String(payload.fid))?.acknowledged()),
-      bus.on(Topic.related, (payload) => this.#onRelated(payload)),
-      bus.on(Topic.result, (payload) => this.#onResult(payload)),
-      bus.on(Topic.cancel, (payload) => this.#served.get(String(payload.fid))?.abort('cancelled by the client')),
+      this.#forwarding.start(),
       bus.on(Topic.invalidate, (payload) => this.#remoteLists.delete(listsKey(String(payload.sessionId), String(payload.server)))),
       bus.on(Topic.close, (payload) => void this.#closeLocal(String(payload.sessionId))),
       bus.on(Topic.notify, (payload) => this.#notifyLocal(String(payload.sessionId), String(payload.method), payload.params)),
@@ -128,7 +113,7 @@ export class IsolatedServers {
     const isolated = this.#server(server);
     const owner = isolated.transport === 'stdio' ? ownerOf(session, server) : undefined;
     if (owner !== undefined && owner !== this.options.bus.replicaId) {
-      const forwarded = await this.#forward(owner, session, server, method, params, options);
+      const forwarded = await this.#forwarding.forward(owner, session, server, method, params, options);
       if (forwarded.kind === 'answered') return forwarded.result;
       this.options.logger.warn({ server, owner }, 'the replica holding a session-isolated upstream is gone; taking the session over');
     }
@@ -298,92 +283,6 @@ export class IsolatedServers {
       else await this.options.outbox.toSessions([session.id], message);
     } catch (error) {
       this.options.logger.warn({ server, method: notification.method, err: toRpcError(error).message }, 'could not deliver a notification');
-    }
-  }
-
-  // ---- forwarding between replicas -------------------------------------------------------------
-
-  async #forward(
-    owner: string,
-    session: SessionRecord,
-    server: string,
-    method: string,
-    params: JsonObject | undefined,
-    options: IsolatedRequestOptions,
-  ): Promise<{ kind: 'answered'; result: JsonObject } | { kind: 'owner-gone' }> {
-    this.#counter += 1;
-    const fid = `${this.options.bus.replicaId}.${this.#counter}`;
-    let acknowledged!: () => void;
-    const ack = new Promise<'ack'>((resolve) => (acknowledged = () => resolve('ack')));
-    const result = new Promise<JsonObject>((resolve, reject) => this.#forwarded.set(fid, { resolve, reject, acknowledged, options }));
-    // The answer can come before the acknowledgement has been awaited (or after the owner was
-    // given up on): it is handled where it is awaited, never an unhandled rejection.
-    result.catch(() => {});
-    const onAbort = () => void this.options.bus.send(owner, Topic.cancel, { fid }).catch(() => {});
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await this.options.bus.send(owner, Topic.request, {
-        fid,
-        session: session as unknown as Record<string, unknown>,
-        server,
-        method,
-        ...(params && { params }),
-        progress: options.onProgress !== undefined,
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const heard = await Promise.race([ack, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ACK_TIMEOUT_MS)))]);
-      clearTimeout(timer);
-      if (heard === 'timeout') return { kind: 'owner-gone' };
-      return { kind: 'answered', result: await result };
-    } finally {
-      options.signal.removeEventListener('abort', onAbort);
-      this.#forwarded.delete(fid);
-    }
-  }
-
-  async #serveForwarded(payload: Record<string, unknown>, from: string): Promise<void> {
-    const fid = String(payload.fid);
-    const session = payload.session as unknown as SessionRecord;
-    const server = String(payload.server);
-    if (ownerOf(session, server) !== this.options.bus.replicaId) return;
-    const { bus } = this.options;
-    await bus.send(from, Topic.ack, { fid }).catch(() => {});
-    const abort = new AbortController();
-    this.#served.set(fid, abort);
-    const related: RelatedChannel = {
-      send: (message: JsonRpcNotification | JsonRpcRequest) => void bus.send(from, Topic.related, { fid, message: message as unknown as Record<string, unknown> }).catch(() => {}),
-    };
-    try {
-      const connection = await this.#connection(session, server, false);
-      const result = await this.#requestLocal(connection, String(payload.method), isJsonObject(payload.params) ? payload.params : undefined, {
-        signal: abort.signal,
-        related,
-        ...(payload.progress === true && {
-          onProgress: (update: ProgressUpdate) => void bus.send(from, Topic.related, { fid, progress: update as unknown as Record<string, unknown> }).catch(() => {}),
-        }),
-      });
-      await bus.send(from, Topic.result, { fid, result });
-    } catch (error) {
-      await bus.send(from, Topic.result, { fid, error: toRpcError(error).toJson() }).catch(() => {});
-    } finally {
-      this.#served.delete(fid);
-    }
-  }
-
-  #onRelated(payload: Record<string, unknown>): void {
-    const forwarded = this.#forwarded.get(String(payload.fid));
-    if (!forwarded) return;
-    if (isJsonObject(payload.progress)) forwarded.options.onProgress?.(payload.progress as unknown as ProgressUpdate);
-    else if (isJsonObject(payload.message)) forwarded.options.related?.send(payload.message as unknown as JsonRpcNotification);
-  }
-
-  #onResult(payload: Record<string, unknown>): void {
-    const forwarded = this.#forwarded.get(String(payload.fid));
-    if (!forwarded) return;
-    if (isJsonObject(payload.result)) forwarded.resolve(payload.result);
-    else {
-      const error = isJsonObject(payload.error) ? payload.error : {};
-      forwarded.reject(new RpcError(Number(error.code ?? -32603), String(error.message ?? 'the owning replica failed'), error.data));
     }
   }
 
