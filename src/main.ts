@@ -5,6 +5,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import { isStdioUpstream, type Config } from './config/schema.js';
 import { Catalog } from './gateway/catalog.js';
 import { Gateway } from './gateway/gateway.js';
+import { ModernFront } from './gateway/modern/front.js';
+import { ParkedCalls } from './gateway/modern/parked-calls.js';
+import { RequestStateSealer } from './gateway/modern/request-state.js';
 import type { IsolatedServer } from './gateway/isolated-servers.js';
 import type { Routing } from './gateway/routing.js';
 import { createAccessControl } from './http/access-control.js';
@@ -113,8 +116,18 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     observers: [auditObserver(logger), metrics.observer],
     events,
     bus,
+    maxInputRounds: config.mrtr.maxRounds,
   });
   gateway.start();
+  if (config.mrtr.stateSecret === undefined && store.kind === 'redis') {
+    logger.warn(
+      'mrtr.stateSecret (SWITCHBOARD_STATE_SECRET) is not set: this replica seals 2026 requestState with a key of its own, so a client retry that reaches another replica is refused; give every replica the same secret',
+    );
+  }
+  const inputTimeoutMs = config.mrtr.inputTimeoutSeconds * 1000;
+  const parked = new ParkedCalls(bus, inputTimeoutMs, logger);
+  parked.start();
+  const modern = new ModernFront({ gateway, sealer: new RequestStateSealer(config.mrtr.stateSecret, inputTimeoutMs), parked });
   upstreams.onChange((changes) => gateway.upstreamsChanged(changes));
   await sessions.ready();
 
@@ -130,6 +143,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     mcpPath: config.server.path,
     maxBodyBytes: config.server.maxBodyBytes,
     gateway,
+    modern,
     store,
     upstreams,
     logger,
@@ -174,11 +188,14 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         // GET streams never end by themselves: they close now, and their clients reconnect elsewhere
         // with Last-Event-ID. Requests in flight, POSTs answered as a stream too, get the grace period.
         drain.closeStandaloneStreams();
+        // 2026 listens end gracefully: their result, then the stream closes, and clients listen elsewhere.
+        gateway.listens.endAll();
         await drain.whenIdle(graceMs);
         openStreams.closeAll();
         // Keep-alive connections that served the last requests are idle now: no need to wait them out.
         if ('closeIdleConnections' in server) server.closeIdleConnections();
         await stopped;
+        parked.stop();
         gateway.stop();
         catalog.stop();
         await upstreams.stop();

@@ -1,5 +1,5 @@
 // What the environment and the command line change in a config file, in the contract's order:
-// the file, then PORT/HOST/REDIS_URL, then --host/--port. Each override remembers where it came
+// the file, then PORT/HOST/REDIS_URL/SWITCHBOARD_STATE_SECRET, then --host/--port. Each override remembers where it came
 // from, so that a bad `PORT=abc` is reported as PORT's fault, not the file's.
 import { formatKeyPath, isPlainObject } from './key-path.js';
 
@@ -10,7 +10,7 @@ export interface ConfigOverrides {
 }
 
 interface Override {
-  readonly section: 'server' | 'sessions';
+  readonly section: 'server' | 'sessions' | 'mrtr';
   readonly key: string;
   readonly value: unknown;
   readonly source: string;
@@ -36,6 +36,8 @@ export function applyOverrides(
   fromEnv('HOST', 'server', 'host');
   fromEnv('PORT', 'server', 'port');
   fromEnv('REDIS_URL', 'sessions', 'redisUrl');
+  // Replicas must share it, and a secret belongs in the environment (or a mounted Secret) rather than the file.
+  fromEnv('SWITCHBOARD_STATE_SECRET', 'mrtr', 'stateSecret');
   if (flags.host !== undefined) overrides.push({ section: 'server', key: 'host', value: flags.host, source: '--host' });
   if (flags.port !== undefined) overrides.push({ section: 'server', key: 'port', value: flags.port, source: '--port' });
 

@@ -195,6 +195,24 @@ const limitsSection = z
   })
   .strict();
 
+// MRTR (2026-07-28): how the gateway keeps a call between a client's rounds of input.
+const mrtrSection = z
+  .object({
+    // Seals requestState (modern/request-state.ts). Every replica must have the same; an empty
+    // string (from `${SWITCHBOARD_STATE_SECRET:-}`) means "not set": a random key per process.
+    stateSecret: z
+      .string()
+      .optional()
+      .transform((value) => (value === '' ? undefined : value))
+      .pipe(z.string().min(16, 'must be at least 16 characters (use a random string, e.g. `openssl rand -base64 32`)').optional()),
+    // How long a call waits for the client's retry before it is cancelled upstream; also the
+    // lifetime of the sealed state.
+    inputTimeoutSeconds: lenientNumber(z.number().int().positive().max(3600)).default(300),
+    // Rounds of a 2026 upstream's input_required put to a 2025 client before the call is abandoned.
+    maxRounds: lenientNumber(z.number().int().positive().max(100)).default(8),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: serverSection.default(() => serverSection.parse({})),
@@ -206,6 +224,7 @@ export const configSchema = z
     auth: authSection.optional(),
     policy: policySection.optional(),
     limits: limitsSection.default({}),
+    mrtr: mrtrSection.default(() => mrtrSection.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -16,7 +16,7 @@ import { RpcError, rpcErrors, toRpcError } from './errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
 import { callTool, getPrompt } from './handlers/calls.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
-import { complete, ping, setLogLevel } from './handlers/misc.js';
+import { complete, discover, ping, setLogLevel } from './handlers/misc.js';
 import { readResource, subscribeResource, unsubscribeResource } from './handlers/resources.js';
 import { mergeCapabilities, mergeInstructions, negotiateProtocolVersion } from './initialize.js';
 import { isJsonObject, type JsonObject } from './json.js';
@@ -27,14 +27,19 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc.js';
-import { InFlightRegistry, type InFlightRequest } from './in-flight.js';
+import { InFlightRegistry, type InFlightRequest, type InputChannel } from './in-flight.js';
+import { sessionCaller, type Caller } from './caller.js';
+import { completeInputRounds, DEFAULT_MAX_INPUT_ROUNDS, isInputRequired } from './input-rounds.js';
+import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
+import { speaksModern } from './upstream-era.js';
 import { announceListChanges, policyRecipients } from './list-changed.js';
 import { admitsLogMessage } from './log-levels.js';
 import { AccessViews, type AccessPolicy } from './access.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
-import { progressTokenOf, stripProgressToken } from './progress.js';
+import { progressTokenOf } from './progress.js';
 import { SessionViews } from './session-views.js';
+import { Listens } from './modern/listens.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
 import { ServerRequestRelay } from './server-requests.js';
@@ -56,6 +61,7 @@ const HANDLERS: Readonly<Record<string, MethodHandler>> = {
   'resources/unsubscribe': unsubscribeResource,
   'completion/complete': complete,
   'logging/setLevel': setLogLevel,
+  'server/discover': discover,
 };
 
 export interface GatewayOptions {
@@ -77,6 +83,25 @@ export interface GatewayOptions {
   readonly bus: Bus;
   /** Servers with `isolation: session`: which, and how to start one for a session. */
   readonly isolation?: IsolationOptions;
+  /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
+  readonly maxInputRounds?: number;
+}
+
+/** How one request is served, beyond the caller and the message. */
+export interface ServeOptions {
+  /** Where messages that belong to this request go; without one, none are asked for. */
+  readonly related?: RelatedChannel;
+  /** How the upstreams' questions reach a caller without a session (a 2026 request). */
+  readonly input?: InputChannel;
+  /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
+  readonly retry?: { readonly server: string; readonly answers: UpstreamRetry };
+  /** Aborted when the client gives up on the request (a 2026 client closes its stream). */
+  readonly signal?: AbortSignal;
+}
+
+export interface Served {
+  readonly response: JsonRpcResponse;
+  readonly trace: RequestTrace;
 }
 
 export interface IncomingRequest {
@@ -94,6 +119,12 @@ export interface InitializeOutcome {
 }
 
 const CANCEL_TOPIC = 'cancel';
+/**
+ * The longest the merged lists are promised fresh, even when every change is announced: an
+ * upstream that is down drops out and one that recovers comes back, and a client that missed the
+ * announcement (no listen open) should not hold a list longer than this.
+ */
+const LISTS_FRESH_MS = 60_000;
 const UNSUBSCRIBE_TOPIC = 'session-ended';
 const RELEASE_TOPIC = 'unsubscribe';
 
@@ -111,6 +142,9 @@ export class Gateway {
   readonly #isolated: IsolatedServers | undefined;
   readonly #sessionViews: SessionViews;
   #router: UpstreamMessageRouter | undefined;
+  #startupSettled = false;
+  /** 2026 subscriptions/listen requests held open on this replica. */
+  readonly listens: Listens;
 
   constructor(private readonly options: GatewayOptions) {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -130,6 +164,16 @@ export class Gateway {
         logger: options.logger,
       });
     this.#sessionViews = new SessionViews(options.catalog, options.routing, this.#isolated);
+    this.listens = new Listens({
+      catalog: options.catalog,
+      bus: options.bus,
+      routing: options.routing,
+      access: this.#access,
+      subscriptions: this.#subscriptions,
+      upstreams: options.upstreams,
+      observer: this.#observer,
+      logger: options.logger,
+    });
   }
 
   /** Starts listening to upstreams, the catalogue and the other replicas. */
@@ -143,12 +187,16 @@ export class Gateway {
       routing,
       observer: this.#observer,
       logger,
+      listens: this.listens,
     });
     this.#router = router;
+    this.listens.start();
     for (const upstream of upstreams.all) this.#attachUpstream(upstream);
     this.#isolated?.start();
     this.#detach.push(
-      announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access), this.#observer, logger),
+      announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access), this.#observer, logger, (kind, before, after) =>
+        this.listens.announce(kind, before, after),
+      ),
       bus.on(CANCEL_TOPIC, (payload) => {
         const { sessionId, requestId } = payload;
         if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
@@ -170,6 +218,7 @@ export class Gateway {
 
   stop(): void {
     for (const detach of this.#detach.splice(0)) detach();
+    this.listens.stop();
     for (const detach of this.#upstreamDetach.values()) detach();
     this.#upstreamDetach.clear();
     this.#relay.stop();
@@ -222,6 +271,12 @@ export class Gateway {
     return outcome;
   }
 
+  async #settleStartup(): Promise<void> {
+    await this.options.waitForUpstreams?.(this.options.startupWaitMs ?? 10_000);
+    await this.options.catalog.settled();
+    this.#startupSettled = true;
+  }
+
   async #initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
     const params = request.params ?? {};
     const clientInfo = params.clientInfo;
@@ -231,8 +286,7 @@ export class Gateway {
     if (params.capabilities !== undefined && !isJsonObject(params.capabilities)) {
       return { response: errorResponse(request.id, rpcErrors.invalidParams('"capabilities" must be an object').toJson()) };
     }
-    await this.options.waitForUpstreams?.(this.options.startupWaitMs ?? 10_000);
-    await this.options.catalog.settled();
+    await this.#settleStartup();
 
     const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
     const session: SessionRecord = {
@@ -248,17 +302,10 @@ export class Gateway {
     };
     await this.options.store.create(session);
 
-    const announcements = this.options.upstreams.all
-      .filter((upstream) => upstream.state === 'ready' && upstream.info)
-      .map((upstream) => ({
-        server: upstream.name,
-        capabilities: upstream.info?.capabilities ?? {},
-        instructions: upstream.info?.instructions,
-      }));
-    const instructions = mergeInstructions(announcements);
+    const { capabilities, instructions } = this.describe();
     const result: JsonObject = {
       protocolVersion,
-      capabilities: mergeCapabilities(announcements, this.#isolated?.hasAny() ?? false),
+      capabilities,
       serverInfo: { ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' },
       ...(instructions !== undefined && { instructions }),
     };
@@ -266,35 +313,78 @@ export class Gateway {
     return { response: resultResponse(request.id, result), session };
   }
 
+  /** What the gateway offers as one server: the upstreams' merged capabilities and instructions. */
+  describe(): { capabilities: JsonObject; instructions: string | undefined } {
+    const announcements = this.options.upstreams.all
+      .filter((upstream) => upstream.state === 'ready' && upstream.info)
+      .map((upstream) => ({
+        server: upstream.name,
+        capabilities: upstream.info?.capabilities ?? {},
+        instructions: upstream.info?.instructions,
+      }));
+    return {
+      capabilities: mergeCapabilities(announcements, this.#isolated?.hasAny() ?? false),
+      instructions: mergeInstructions(announcements),
+    };
+  }
+
+  /**
+   * How long a client may take the merged lists as fresh: as long as a change is announced (every
+   * upstream offering a list says it announces changes to it, and the gateway passes that on),
+   * else 0: an upstream that changes silently can change the lists at any moment.
+   */
+  listsFreshForMs(): number {
+    if (this.#isolated?.hasAny()) return 0;
+    for (const upstream of this.options.upstreams.all) {
+      const capabilities = upstream.info?.capabilities ?? {};
+      for (const kind of ['tools', 'prompts', 'resources'] as const) {
+        const offered = capabilities[kind] as { listChanged?: unknown } | undefined;
+        if (offered !== undefined && offered.listChanged !== true) return 0;
+      }
+    }
+    return LISTS_FRESH_MS;
+  }
+
+  /** Whether what a principal sees depends on who they are (a policy is in force). */
+  get viewsDependOnPrincipal(): boolean {
+    return this.#access.active;
+  }
+
   async handleRequest({ session, principal, request, related }: IncomingRequest): Promise<JsonRpcResponse> {
+    const { response } = await this.serve(sessionCaller(session, principal), request, related ? { related } : {});
+    return response;
+  }
+
+  /** Serves one request of either era; the era's front shapes the answer (modern/front.ts). */
+  async serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions = {}): Promise<Served> {
     const started = performance.now();
     const trace: RequestTrace = {};
-    const response = await this.#serve(session, principal, request, related, trace);
+    const response = await this.#serve(caller, request, options, trace);
     const error = 'error' in response ? response.error : undefined;
     this.#observer.onRequest({
       method: request.method,
+      era: caller.era,
       ...(trace.server !== undefined && { server: trace.server }),
       ...(trace.name !== undefined && { name: trace.name }),
       outcome: error === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
       durationMs: performance.now() - started,
-      sessionId: session.id,
-      ...(principal && { principal }),
+      sessionId: caller.session?.id ?? '',
+      ...(caller.principal && { principal: caller.principal }),
       ...(error && { errorCode: error.code }),
     });
-    return response;
+    return { response, trace };
   }
 
-  async #serve(
-    session: SessionRecord,
-    principal: Principal | undefined,
-    request: JsonRpcRequest,
-    related: RelatedChannel | undefined,
-    trace: RequestTrace,
-  ): Promise<JsonRpcResponse> {
+  async #serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions, trace: RequestTrace): Promise<JsonRpcResponse> {
     const handler = Object.hasOwn(HANDLERS, request.method) ? HANDLERS[request.method] : undefined;
     if (!handler) return errorResponse(request.id, rpcErrors.methodNotFound(request.method).toJson());
 
-    const inFlight = this.#inFlight.start(session, request.id, related);
+    // A 2025 client waits for the upstreams' first connection at initialize; a 2026 client has no
+    // initialize, so its first requests wait here instead (once settled, this costs nothing).
+    if (!this.#startupSettled && !caller.session) await this.#settleStartup();
+    const { related } = options;
+    const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
+    const stopAbortOnSignal = forwardAbort(options.signal, inFlight.abort);
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -303,17 +393,18 @@ export class Gateway {
           ? (update: ProgressUpdate) =>
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
-      const view = await this.#sessionViews.viewFor(session);
-      const context = this.#context({ session, principal, trace, inFlight, onProgress, view });
+      const view = caller.session ? await this.#sessionViews.viewFor(caller.session) : this.options.catalog.view;
+      const context = this.#context({ caller, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (error) {
       const rpcError = toRpcError(error);
-      if (!(error instanceof RpcError)) this.#logFailure(session, request, error, trace.server);
+      if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
       const { catalog, routing } = this.options;
-      this.#access.noteDenial(error, catalog.view, routing, principal, request.method, request.params ?? {}, trace);
+      this.#access.noteDenial(error, catalog.view, routing, caller.principal, request.method, request.params ?? {}, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
+      stopAbortOnSignal();
       this.#inFlight.finish(inFlight);
     }
   }
@@ -360,7 +451,7 @@ export class Gateway {
   }
 
   #releaseSession(sessionId: string): void {
-    this.#inFlight.cancelSession(sessionId);
+    this.#inFlight.cancelCaller(sessionId);
     for (const { server, uri } of this.#subscriptions.releaseAll(sessionId)) {
       void this.options.upstreams
         .get(server)
@@ -370,53 +461,51 @@ export class Gateway {
   }
 
   #context({
-    session,
-    principal,
+    caller,
     trace,
     inFlight,
     onProgress,
     view,
+    retry,
   }: {
-    session: SessionRecord;
-    principal: Principal | undefined;
+    caller: Caller;
     trace: RequestTrace;
     inFlight: InFlightRequest;
     onProgress: ((update: ProgressUpdate) => void) | undefined;
     view: CatalogView;
+    retry: ServeOptions['retry'];
   }): HandlerContext {
     const { upstreams, routing, store } = this.options;
+    const session = caller.session;
     return {
-      session,
-      principal,
+      caller,
+      principal: caller.principal,
       trace,
-      view: this.#access.view(view, principal),
+      view: this.#access.view(view, caller.principal),
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
-      releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: session.id, server, uri }),
+      releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: caller.key, server, uri }),
       forward: async (server, method, params) => {
         trace.server ??= server;
-        const forwarded = stripProgressToken(params, onProgress !== undefined);
-        if (this.#isolated?.has(server)) {
-          return this.#isolated.request(session, server, method, forwarded, {
-            signal: inFlight.abort.signal,
-            ...(onProgress && { onProgress }),
-            ...(inFlight.related && { related: inFlight.related }),
-          });
-        }
-        const upstream = upstreams.get(server);
-        if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
-        inFlight.servers.add(server);
-        try {
-          return await upstream.request(method, forwarded, {
-            signal: inFlight.abort.signal,
-            ...(onProgress && { onProgress }),
-          });
-        } finally {
-          inFlight.servers.delete(server);
-        }
+        const send = this.#sender(caller, server, inFlight, onProgress);
+        const progressMapped = onProgress !== undefined;
+        const toUpstream = (answers?: UpstreamRetry) =>
+          send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
+        const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
+        // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
+        // a 2025 session is asked on its own streams, and the upstream retried with the answers.
+        if (!isInputRequired(first) || !session) return first;
+        return completeInputRounds(first, {
+          server,
+          maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+          ask: (input) => this.#relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.abort.signal }),
+          retry: (answers) => toUpstream(answers),
+        });
       },
+      describe: () => this.describe(),
       updateSession: async (patch) => {
+        if (!session) throw rpcErrors.methodNotFound('a session method');
         const updated = await store.update(session.id, patch);
         if (!updated) throw new RpcError(-32600, 'the session has ended');
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
@@ -424,13 +513,64 @@ export class Gateway {
     };
   }
 
-  #logFailure(session: SessionRecord, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
+  /**
+   * Sends one request to `server` for this caller: on the session's own connection for a
+   * session-isolated server, else on the shared one (where messages and questions from the
+   * upstream are attributed to the caller while the request waits). `params` is computed once the
+   * upstream's era is known.
+   */
+  #sender(
+    caller: Caller,
+    server: string,
+    inFlight: InFlightRequest,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+  ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
+    const options = { signal: inFlight.abort.signal, ...(onProgress && { onProgress }) };
+    if (this.#isolated?.has(server)) {
+      const isolated = this.#isolated;
+      const session = caller.session;
+      if (!session) {
+        return async () => {
+          throw new UpstreamUnavailableError(server, 'it is session-isolated and this request has no session');
+        };
+      }
+      return (method, params) =>
+        isolated.request(session, server, method, params(isolated.isModern(session, server)), {
+          ...options,
+          ...(inFlight.related && { related: inFlight.related }),
+        });
+    }
+    return async (method, params) => {
+      const upstream = this.options.upstreams.get(server);
+      if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
+      inFlight.servers.add(server);
+      try {
+        return await upstream.request(method, params(speaksModern(upstream)), options);
+      } finally {
+        inFlight.servers.delete(server);
+      }
+    };
+  }
+
+  #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn(
-      { session: shortId(session.id), method: request.method, ...(server !== undefined && { server }), err: message },
+      { ...(caller.session && { session: shortId(caller.session.id) }), era: caller.era, method: request.method, ...(server !== undefined && { server }), err: message },
       'request failed',
     );
   }
+}
+
+/** Aborts `target` when `signal` does; returns how to stop listening. */
+function forwardAbort(signal: AbortSignal | undefined, target: AbortController): () => void {
+  if (!signal) return () => {};
+  if (signal.aborted) {
+    target.abort(signal.reason);
+    return () => {};
+  }
+  const onAbort = () => target.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 function isListMethod(method: string): boolean {

@@ -1,7 +1,8 @@
-// What a method handler gets to work with: the session, the merged view as of the request's start,
+// What a method handler gets to work with: the caller (a 2025 session or a 2026 request), the merged view as of the request's start,
 // routing, and one way to forward a request to an upstream (with cancellation and progress).
 import type { Principal } from '../auth/principal.js';
-import type { SessionPatch, SessionRecord } from '../session/store.js';
+import type { SessionPatch } from '../session/store.js';
+import type { Caller } from './caller.js';
 import type { CatalogView } from './catalog-view.js';
 import type { JsonObject } from './json.js';
 import type { Routing } from './routing.js';
@@ -16,7 +17,7 @@ export interface RequestTrace {
 }
 
 export interface HandlerContext {
-  readonly session: SessionRecord;
+  readonly caller: Caller;
   readonly principal: Principal | undefined;
   readonly trace: RequestTrace;
   readonly view: CatalogView;
@@ -27,6 +28,9 @@ export interface HandlerContext {
   releaseElsewhere(server: string, uri: string): Promise<void>;
   /** Sends a request to one upstream on behalf of this client request. */
   forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
+  /** The gateway as one server: merged capabilities and instructions (server/discover). */
+  describe(): { capabilities: JsonObject; instructions: string | undefined };
+  /** Changes the caller's session; a caller without one gets method-not-found. */
   updateSession(patch: SessionPatch): Promise<void>;
 }
 

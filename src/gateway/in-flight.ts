@@ -1,66 +1,83 @@
-// The client requests this replica is serving right now: what notifications/cancelled aborts, and
-// how a message from a shared upstream connection is traced back to the one session it can belong
-// to (the only session with a request in flight on that upstream).
-import type { SessionRecord } from '../session/store.js';
+// The client requests this replica is serving right now: what a cancellation aborts, and how a
+// message from a shared upstream connection is traced back to the one caller it can belong to (the
+// only caller with a request in flight on that upstream). A caller is a 2025 session or a single
+// 2026 request (caller.ts); both are found here the same way.
+import type { UpstreamServerRequest } from '../upstream/types.js';
+import type { Caller } from './caller.js';
+import type { JsonObject } from './json.js';
 import type { JsonRpcId } from './json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
 
+/**
+ * How to put an upstream's question (sampling, elicitation, roots) to a caller that has no stream
+ * to receive requests on: a 2026 request answers `input_required` instead (modern/park.ts).
+ */
+export type InputChannel = (request: UpstreamServerRequest) => Promise<JsonObject>;
+
 export interface InFlightRequest {
-  readonly session: SessionRecord;
+  readonly caller: Caller;
   readonly requestId: JsonRpcId;
   readonly abort: AbortController;
   readonly related: RelatedChannel | undefined;
+  /** Set for 2026 callers; a 2025 session is asked on its own streams (server-requests.ts). */
+  readonly input: InputChannel | undefined;
   /** Upstreams this request is waiting on. */
   readonly servers: Set<string>;
 }
 
 export type Attribution =
-  | { readonly kind: 'session'; readonly session: SessionRecord; readonly related: RelatedChannel | undefined }
+  | { readonly kind: 'caller'; readonly request: InFlightRequest; readonly related: RelatedChannel | undefined }
   | { readonly kind: 'none' }
-  | { readonly kind: 'ambiguous'; readonly sessions: number };
+  | { readonly kind: 'ambiguous'; readonly callers: number };
 
 export class InFlightRegistry {
   readonly #requests = new Map<string, InFlightRequest>();
 
-  start(session: SessionRecord, requestId: JsonRpcId, related: RelatedChannel | undefined): InFlightRequest {
-    const request: InFlightRequest = { session, requestId, abort: new AbortController(), related, servers: new Set() };
-    this.#requests.set(key(session.id, requestId), request);
+  start(caller: Caller, requestId: JsonRpcId, related: RelatedChannel | undefined, input?: InputChannel): InFlightRequest {
+    const request: InFlightRequest = { caller, requestId, abort: new AbortController(), related, input, servers: new Set() };
+    this.#requests.set(key(caller.key, requestId), request);
     return request;
   }
 
   finish(request: InFlightRequest): void {
-    const current = this.#requests.get(key(request.session.id, request.requestId));
-    if (current === request) this.#requests.delete(key(request.session.id, request.requestId));
+    const requestKey = key(request.caller.key, request.requestId);
+    if (this.#requests.get(requestKey) === request) this.#requests.delete(requestKey);
   }
 
   /** Aborts a request of this replica; false when it is not here (it may be on another replica). */
-  cancel(sessionId: string, requestId: JsonRpcId, reason?: string): boolean {
-    const request = this.#requests.get(key(sessionId, requestId));
+  cancel(callerKey: string, requestId: JsonRpcId, reason?: string): boolean {
+    const request = this.#requests.get(key(callerKey, requestId));
     if (!request) return false;
     request.abort.abort(reason ?? 'cancelled by the client');
     return true;
   }
 
-  cancelSession(sessionId: string): void {
+  cancelCaller(callerKey: string): void {
     for (const request of this.#requests.values()) {
-      if (request.session.id === sessionId) request.abort.abort('the session ended');
+      if (request.caller.key === callerKey) request.abort.abort('the session ended');
     }
   }
 
   /**
-   * Which session a message from `server` belongs to: the one session with requests in flight on
-   * it, and the request's own stream when exactly one of its requests is waiting there.
+   * Which caller a message from `server` belongs to: the one caller with requests in flight on it,
+   * and the request's own stream when exactly one of its requests is waiting there.
    */
   attribute(server: string): Attribution {
-    const waiting = [...this.#requests.values()].filter((request) => request.servers.has(server));
-    const sessions = new Set(waiting.map((request) => request.session.id));
-    if (sessions.size === 0) return { kind: 'none' };
-    if (sessions.size > 1) return { kind: 'ambiguous', sessions: sessions.size };
-    const [first] = waiting as [InFlightRequest];
-    return { kind: 'session', session: first.session, related: waiting.length === 1 ? first.related : undefined };
+    let first: InFlightRequest | undefined;
+    let waiting = 0;
+    const callers = new Set<string>();
+    for (const request of this.#requests.values()) {
+      if (!request.servers.has(server)) continue;
+      first ??= request;
+      waiting += 1;
+      callers.add(request.caller.key);
+    }
+    if (!first) return { kind: 'none' };
+    if (callers.size > 1) return { kind: 'ambiguous', callers: callers.size };
+    return { kind: 'caller', request: first, related: waiting === 1 ? first.related : undefined };
   }
 }
 
-function key(sessionId: string, requestId: JsonRpcId): string {
-  return `${sessionId}\u0000${typeof requestId}:${requestId}`;
+function key(callerKey: string, requestId: JsonRpcId): string {
+  return `${callerKey}\u0000${typeof requestId}:${requestId}`;
 }

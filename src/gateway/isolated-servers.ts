@@ -16,6 +16,7 @@ import type { SessionUpstreamFactory } from '../upstream/session-upstreams.js';
 import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import type { ServerLists } from './catalog-view.js';
 import { toRpcError } from './errors.js';
+import { speaksModern } from './upstream-era.js';
 import { isJsonObject, type JsonObject } from './json.js';
 import type { JsonRpcNotification } from './json-rpc.js';
 import { fetchAllPages } from './list-pages.js';
@@ -62,6 +63,8 @@ export interface IsolationOptions {
 export class IsolatedServers {
   readonly #local = new Map<string, Map<string, LocalConnection>>();
   readonly #remoteLists = new Map<string, Promise<ServerLists>>();
+  /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
+  readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
   readonly #forwarding: OwnerForwarding;
   #sweep: NodeJS.Timeout | undefined;
@@ -119,6 +122,17 @@ export class IsolatedServers {
     }
     const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId);
     return this.#requestLocal(connection, method, params, options);
+  }
+
+  /**
+   * Whether the session's connection to `server` speaks 2026-07-28, as far as this replica knows:
+   * its own connection's verdict, else the last verdict any session's connection to that server
+   * had here, else no (a 2025 upstream ignores what a 2026 one would be told, so the guess is safe).
+   */
+  isModern(session: SessionRecord, server: string): boolean {
+    const connection = this.#local.get(session.id)?.get(server);
+    if (connection?.upstream.info) return speaksModern(connection.upstream);
+    return this.#lastEra.get(server) ?? false;
   }
 
   /** The session's own lists of every isolated server, in config order. */
@@ -228,6 +242,7 @@ export class IsolatedServers {
     }
     sessions.set(server, connection);
     await waitUntilReady(upstream, READY_TIMEOUT_MS);
+    this.#lastEra.set(server, speaksModern(upstream));
     const recorded =
       isolated.transport === 'stdio' ? `${OWNER_PREFIX}${this.options.bus.replicaId}` : this.options.factory.sessionIdOf(upstream);
     if (recorded !== undefined && (claim || isolated.transport === 'http') && recorded !== stored) {

@@ -28,6 +28,8 @@ export function announceListChanges(
   recipients: ListChangeRecipients,
   observer: Required<GatewayObserver>,
   logger: Logger,
+  /** Also told of each change this replica announces: the 2026 listens of every replica (modern/listens.ts). */
+  toListeners?: (kind: ListKind, before: CatalogView, after: CatalogView) => Promise<void>,
 ): () => void {
   return catalog.onChange(({ kinds, seenByAllReplicas, before, after }) => {
     for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas ? digest : undefined, before, after);
@@ -37,6 +39,7 @@ export function announceListChanges(
     const method = `notifications/${kind}/list_changed`;
     try {
       if (claimDigest !== undefined && !(await bus.claimOnce(`list_changed:${kind}:${claimDigest}`, CLAIM_SECONDS))) return;
+      await toListeners?.(kind, before, after);
       const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
       observer.onNotificationForwarded({ method, sessions });
     } catch (error) {

@@ -1,17 +1,21 @@
 // What the gateway tells the rest of the process about the requests it serves: metrics and the
 // audit trail listen here, so the request path itself stays free of both.
 import type { Principal } from '../auth/principal.js';
+import type { Era } from './caller.js';
 
 export type RequestOutcome = 'ok' | 'error' | 'denied';
 
 export interface RequestEvent {
   readonly method: string;
+  /** 2025 (a session) or 2026 (stateless): bounded, for metrics. */
+  readonly era?: Era;
   /** The upstream's config name, when the request went to (or was meant for) one upstream. */
   readonly server?: string;
   /** The upstream's own tool/prompt name or resource URI, for calls, gets and reads. */
   readonly name?: string;
   readonly outcome: RequestOutcome;
   readonly durationMs: number;
+  /** The 2025 session's id; empty for a 2026 request. */
   readonly sessionId: string;
   readonly principal?: Principal;
   /** The JSON-RPC error code, when the outcome is not ok. */

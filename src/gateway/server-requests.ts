@@ -20,6 +20,12 @@ const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {
   'roots/list': 'roots',
 };
 
+/** The capability a client must have declared for `method`, when it has not; else undefined. */
+export function missingCapability(method: string, capabilities: Readonly<Record<string, unknown>>): string | undefined {
+  const capability = REQUIRED_CAPABILITY[method];
+  return capability !== undefined && capabilities[capability] === undefined ? capability : undefined;
+}
+
 const CLIENT_RESPONSE_TOPIC = 'client-response';
 const ID_PREFIX = 'sb';
 
@@ -57,7 +63,7 @@ export class ServerRequestRelay {
   /** A request from a shared connection: relayed to the one session it can belong to. */
   async relay(server: string, request: UpstreamServerRequest): Promise<JsonObject> {
     const attribution = this.inFlight.attribute(server);
-    if (attribution.kind !== 'session') {
+    if (attribution.kind !== 'caller') {
       // With nothing in flight this is routine (servers ask for roots as they start); with several
       // sessions in flight it is a configuration worth knowing about (isolation: session).
       const level = attribution.kind === 'none' ? 'debug' : 'warn';
@@ -69,7 +75,12 @@ export class ServerRequestRelay {
           : `${request.method} refused by the gateway: requests of several client sessions are in flight on this shared connection, so it cannot tell which client to ask (use isolation: session)`,
       );
     }
-    return this.relayTo(attribution, request);
+    const { request: inFlight, related } = attribution;
+    // A 2026 caller has no stream to take requests on: its request answers input_required instead.
+    if (inFlight.input) return inFlight.input(request);
+    const session = inFlight.caller.session;
+    if (!session) throw new RpcError(-32601, `${request.method} refused by the gateway: the client cannot be asked`);
+    return this.relayTo({ session, related }, request);
   }
 
   /** A request known to belong to `session` (on `related`, its request's own stream, if given). */
@@ -77,8 +88,8 @@ export class ServerRequestRelay {
     { session, related }: { session: SessionRecord; related: RelatedChannel | undefined },
     request: UpstreamServerRequest,
   ): Promise<JsonObject> {
-    const capability = REQUIRED_CAPABILITY[request.method];
-    if (capability !== undefined && session.clientCapabilities[capability] === undefined) {
+    const capability = missingCapability(request.method, session.clientCapabilities);
+    if (capability !== undefined) {
       throw new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`);
     }
 

@@ -10,6 +10,7 @@ import type { JsonRpcNotification } from './json-rpc.js';
 import { admitsLogMessage } from './log-levels.js';
 import { exposeUri } from './namespace.js';
 import type { GatewayObserver } from './observer.js';
+import { Listens } from './modern/listens.js';
 import type { Routing } from './routing.js';
 import type { ServerRequestRelay } from './server-requests.js';
 import type { SessionOutbox } from './session-outbox.js';
@@ -32,6 +33,8 @@ export interface UpstreamMessageRouterOptions {
   readonly routing: Routing;
   readonly observer: Required<GatewayObserver>;
   readonly logger: Logger;
+  /** 2026 listens subscribed to resources (their holder ids share the subscription counter). */
+  readonly listens?: Listens;
 }
 
 export class UpstreamMessageRouter {
@@ -55,10 +58,16 @@ export class UpstreamMessageRouter {
 
     const message: JsonRpcNotification = { jsonrpc: '2.0', method: notification.method, ...(notification.params && { params: notification.params }) };
     const attribution = this.options.inFlight.attribute(server);
-    if (attribution.kind === 'session') {
-      if (!admitsLogMessage(message, attribution.session.logLevel)) return;
+    if (attribution.kind === 'caller') {
+      const { caller } = attribution.request;
+      // A 2026 caller hears log messages only on its request's own stream, and only when it asked
+      // for a level; a 2025 session without a level gets the upstreams' default.
+      if (caller.era === 'modern' && !attribution.related) return;
+      if (caller.era === 'modern' && message.method === 'notifications/message' && caller.logLevel === undefined) return;
+      if (!admitsLogMessage(message, caller.logLevel)) return;
       if (attribution.related) attribution.related.send(message);
-      else await this.options.outbox.toSessions([attribution.session.id], message);
+      else if (caller.session) await this.options.outbox.toSessions([caller.session.id], message);
+      else return;
       this.options.observer.onNotificationForwarded({ method: message.method, sessions: 1 });
       return;
     }
@@ -72,9 +81,16 @@ export class UpstreamMessageRouter {
     if (!isJsonObject(params) || typeof params.uri !== 'string') return;
     const holders = this.options.subscriptions.holders(server, params.uri);
     if (holders.length === 0) return;
+    const listening = holders.filter((holder) => Listens.isHolder(holder));
+    if (listening.length > 0) {
+      const listens = this.options.listens?.deliverResourceUpdate(listening, server, params.uri, params) ?? 0;
+      this.options.observer.onNotificationForwarded({ method: 'notifications/resources/updated', sessions: listens });
+    }
+    const sessionIds = listening.length === 0 ? holders : holders.filter((holder) => !Listens.isHolder(holder));
+    if (sessionIds.length === 0) return;
     const prefixed = this.options.routing.servers.some((candidate) => candidate.name === server && candidate.prefix !== '');
     const uri = prefixed ? exposeUri(server, params.uri) : params.uri;
-    const sessions = await this.options.outbox.toSessions(holders, {
+    const sessions = await this.options.outbox.toSessions(sessionIds, {
       jsonrpc: '2.0',
       method: 'notifications/resources/updated',
       params: { ...params, uri },

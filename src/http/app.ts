@@ -1,6 +1,7 @@
 // The HTTP face of the gateway: middleware in the order design.md gives, then the routes.
 import { Hono } from 'hono';
 import type { Gateway } from '../gateway/gateway.js';
+import type { ModernFront } from '../gateway/modern/front.js';
 import type { Logger } from '../observe/logger.js';
 import type { GatewayMetrics } from '../observe/metrics.js';
 import type { SessionEvents } from '../session/events.js';
@@ -23,6 +24,8 @@ export interface AppOptions {
   readonly mcpPath: string;
   readonly maxBodyBytes: number;
   readonly gateway: Gateway;
+  /** The 2026-07-28 front: requests that carry the per-request envelope. */
+  readonly modern: ModernFront;
   readonly store: SessionStore;
   readonly events: SessionEvents;
   readonly openStreams: OpenStreams;
@@ -61,6 +64,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   registerMcpRoutes(app, {
     path: options.mcpPath,
     gateway: options.gateway,
+    modern: options.modern,
     store: options.store,
     events: options.events,
     openStreams: options.openStreams,

@@ -19,7 +19,8 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
         {
           audit: true,
           ...(event.principal && { sub: event.principal.sub }),
-          session: shortSessionId(event.sessionId),
+          ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
+          ...(event.era === 'modern' && { era: '2026' }),
           method: event.method,
           ...(event.server !== undefined && { server: event.server }),
           ...(event.name !== undefined && { name: event.name }),

@@ -30,6 +30,8 @@ export const RPC_METHODS: ReadonlySet<string> = new Set([
   'tasks/result',
   'tasks/list',
   'tasks/cancel',
+  'server/discover',
+  'subscriptions/listen',
 ]);
 
 /** Notifications the gateway forwards to sessions that get their own `method` label value. */
@@ -79,7 +81,7 @@ export class GatewayMetrics {
   /** Feeds the request and notification metrics; add it to GatewayOptions.observers. */
   readonly observer: GatewayObserver;
 
-  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome'>;
+  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome' | 'era'>;
   readonly #rpcDuration: Histogram<'method' | 'server'>;
   readonly #notifications: Counter<'method'>;
   readonly #upstreamUp: Gauge<'server'>;
@@ -99,8 +101,8 @@ export class GatewayMetrics {
 
     this.#rpcRequests = new Counter({
       name: 'switchboard_rpc_requests_total',
-      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone) and outcome (ok | error | denied)',
-      labelNames: ['method', 'server', 'outcome'],
+      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied) and protocol era (2025: a session; 2026: stateless)',
+      labelNames: ['method', 'server', 'outcome', 'era'],
       registers,
     });
     this.#rpcDuration = new Histogram({
@@ -241,7 +243,7 @@ export class GatewayMetrics {
   #onRequest(event: RequestEvent): void {
     const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
     const server = event.server !== undefined && this.#isServer(event.server) ? event.server : GATEWAY_SERVER_LABEL;
-    this.#rpcRequests.inc({ method, server, outcome: event.outcome });
+    this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025' });
     this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
   }
 

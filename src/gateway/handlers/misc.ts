@@ -3,10 +3,18 @@ import type { MethodHandler } from '../handler-context.js';
 import { rpcErrors } from '../errors.js';
 import { isJsonObject } from '../json.js';
 import { routePrompt, routeTemplateRef } from '../routing.js';
+import { SUPPORTED_VERSIONS } from '../modern/versions.js';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 export const ping: MethodHandler = async () => ({});
+
+/** 2026-07-28's server/discover; a 2025 session learnt the same at initialize. */
+export const discover: MethodHandler = async (_params, context) => {
+  if (context.caller.era !== 'modern') throw rpcErrors.methodNotFound('server/discover');
+  const { capabilities, instructions } = context.describe();
+  return { supportedVersions: [...SUPPORTED_VERSIONS], capabilities, ...(instructions !== undefined && { instructions }) };
+};
 
 export const setLogLevel: MethodHandler = async (params, context) => {
   if (typeof params.level !== 'string' || !LOG_LEVELS.has(params.level)) {

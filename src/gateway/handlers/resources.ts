@@ -35,27 +35,31 @@ function asResourceNotFound(error: unknown, exposedUri: string): unknown {
 }
 
 export const subscribeResource: MethodHandler = async (params, context) => {
+  const session = context.caller.session;
+  if (!session) throw rpcErrors.methodNotFound('resources/subscribe');
   if (typeof params.uri !== 'string') throw rpcErrors.invalidParams('"uri" must be a string');
   const target = routeUri(context.view, context.routing, params.uri);
-  if (context.subscriptions.retain(target.server, target.uri, context.session.id)) {
+  if (context.subscriptions.retain(target.server, target.uri, session.id)) {
     try {
       await context.forward(target.server, 'resources/subscribe', { ...params, uri: target.uri });
     } catch (error) {
-      context.subscriptions.release(target.server, target.uri, context.session.id);
+      context.subscriptions.release(target.server, target.uri, session.id);
       throw error;
     }
   }
-  const subscriptions = new Set(context.session.subscriptions);
+  const subscriptions = new Set(session.subscriptions);
   subscriptions.add(params.uri);
   await context.updateSession({ subscriptions: [...subscriptions] });
   return {};
 };
 
 export const unsubscribeResource: MethodHandler = async (params, context) => {
+  const session = context.caller.session;
+  if (!session) throw rpcErrors.methodNotFound('resources/unsubscribe');
   if (typeof params.uri !== 'string') throw rpcErrors.invalidParams('"uri" must be a string');
   const target = routeUri(context.view, context.routing, params.uri);
-  await context.updateSession({ subscriptions: context.session.subscriptions.filter((uri) => uri !== params.uri) });
-  if (context.subscriptions.release(target.server, target.uri, context.session.id)) {
+  await context.updateSession({ subscriptions: session.subscriptions.filter((uri) => uri !== params.uri) });
+  if (context.subscriptions.release(target.server, target.uri, session.id)) {
     await context.forward(target.server, 'resources/unsubscribe', { ...params, uri: target.uri });
   }
   // The subscription may be held by the replica that served the subscribe: it lets go there too.

@@ -23,10 +23,14 @@ import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../json-depth.js';
 import { TransportCode, transportError } from '../transport-errors.js';
+import { envelopeVersion } from '../../gateway/modern/envelope.js';
+import type { ModernFront } from '../../gateway/modern/front.js';
+import { serveModern, type ModernRouteOptions } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   readonly path: string;
   readonly gateway: Gateway;
+  readonly modern: ModernFront;
   readonly store: SessionStore;
   readonly events: SessionEvents;
   readonly openStreams: OpenStreams;
@@ -48,6 +52,13 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
   const { path, gateway, store, events, openStreams, logger } = options;
+  const modernRoute: ModernRouteOptions = {
+    front: options.modern,
+    listens: gateway.listens,
+    logger,
+    keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    headers: responseHeaders,
+  };
 
   app.post(path, async (c) => {
     if (!acceptsJsonAndEventStream(c.req.header('accept'))) {
@@ -65,6 +76,10 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     const classified = classifyMessage(parsed.value);
     if (classified.kind === 'invalid') {
       return c.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
+    }
+    // A 2026 request describes itself in its envelope and has no session (an Mcp-Session-Id is ignored).
+    if ((classified.kind === 'request' || classified.kind === 'notification') && envelopeVersion(classified.message.params) !== undefined) {
+      return serveModern(c, classified.message, modernRoute);
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
       const outcome = await gateway.initialize(classified.message, c.get('principal'));

@@ -1,0 +1,159 @@
+// The 2026-07-28 front of the gateway: one stateless request in, one answer out. It reads the
+// envelope into a Caller, serves the request through the same Gateway.serve as a 2025 session's,
+// and shapes the answer for 2026 (resultType, serverInfo, cache hints, error codes). When an
+// upstream needs input from the client, the answer is input_required with state sealed by the
+// gateway: a 2026 upstream's own question is relayed (its state wrapped in ours, nothing kept
+// here); a 2025 upstream's server-to-client request parks the call until the retry (parked-calls.ts).
+import type { Principal } from '../../auth/principal.js';
+import type { Caller } from '../caller.js';
+import { RpcError } from '../errors.js';
+import type { Gateway, Served } from '../gateway.js';
+import { inputRequestsOf, isInputRequired } from '../input-rounds.js';
+import { isJsonObject } from '../json.js';
+import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../json-rpc.js';
+import type { RelatedChannel } from '../related-channel.js';
+import { missingCapability } from '../server-requests.js';
+import { ModernCode } from './codes.js';
+import { readEnvelope } from './envelope.js';
+import { ModernCall } from './modern-call.js';
+import { toResumeOutcome, type ParkedCalls, type ResumeOutcome } from './parked-calls.js';
+import type { RequestStateSealer, RequestBinding } from './request-state.js';
+import { completeResult, inputRequiredResult, modernResponse, type CachePolicy } from './shape.js';
+
+/** Methods of earlier revisions that a request with a 2026 envelope does not have. */
+const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+/** The methods that may answer input_required (MRTR). */
+const INTERACTIVE_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+export interface ModernAnswer {
+  readonly response: JsonRpcResponse;
+  /**
+   * True when the request was refused before it was served (a bad envelope or state, a removed
+   * method, a capability the client lacks): the transport answers those with an HTTP error status.
+   */
+  readonly refused: boolean;
+}
+
+export interface ModernRequestOptions {
+  /** The request's own stream: progress and (when asked for) log messages. */
+  readonly related?: RelatedChannel;
+  /** Aborted when the client closes the request's stream: that cancels the request. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ModernFrontOptions {
+  readonly gateway: Gateway;
+  readonly sealer: RequestStateSealer;
+  readonly parked: ParkedCalls;
+}
+
+export class ModernFront {
+  constructor(private readonly options: ModernFrontOptions) {}
+
+  /** The Caller a 2026 request describes, or the refusal of its envelope. */
+  caller(request: JsonRpcRequest, principal: Principal | undefined): Caller | ModernAnswer {
+    try {
+      return readEnvelope(request.params, principal);
+    } catch (error) {
+      if (error instanceof RpcError) return refuse(request, error);
+      throw error;
+    }
+  }
+
+  async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
+    const caller = this.caller(request, principal);
+    if ('response' in caller) return caller;
+    if (REMOVED_METHODS.has(request.method)) {
+      return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
+    }
+    const params = request.params ?? {};
+    const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params };
+    if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
+    if (!INTERACTIVE_METHODS.has(request.method)) {
+      const served = await this.options.gateway.serve(caller, request, options);
+      return this.#final(request, binding, caller, served);
+    }
+    const call = new ModernCall(caller.clientCapabilities);
+    call.start((serveOptions) => this.options.gateway.serve(caller, request, serveOptions));
+    const outcome = await call.next(options.related, options.signal);
+    const park = outcome.kind === 'input' ? this.options.parked.park(call) : undefined;
+    return this.#answer(request, binding, caller, toResumeOutcome(outcome, call.round), park);
+  }
+
+  async #retry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions): Promise<ModernAnswer> {
+    const params = request.params ?? {};
+    const unsealed = this.options.sealer.unseal(params.requestState, binding);
+    if (!unsealed.ok) return refuse(request, new RpcError(-32602, `Invalid params: ${unsealed.reason}`));
+    const inputResponses = params.inputResponses ?? {};
+    if (!isJsonObject(inputResponses)) return refuse(request, new RpcError(-32602, 'Invalid params: "inputResponses" must be an object'));
+    const state = unsealed.body;
+    if (state.kind === 'relay') {
+      const answers = { inputResponses, ...(state.upstreamState !== undefined && { requestState: state.upstreamState }) };
+      const served = await this.options.gateway.serve(caller, request, { ...options, retry: { server: state.server, answers } });
+      return this.#final(request, binding, caller, served);
+    }
+    const { parked } = this.options;
+    const outcome =
+      state.replica === parked.replicaId
+        ? await parked.resumeLocal(state.park, state.round, inputResponses, options.related, options.signal)
+        : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.signal).catch(
+            (error: unknown): ResumeOutcome | RpcError => (error instanceof RpcError ? error : new RpcError(-32603, String(error))),
+          );
+    if (outcome instanceof RpcError) return { response: errorResponse(request.id, outcome.toJson()), refused: false };
+    return this.#answer(request, binding, caller, outcome, outcome.kind === 'input' ? state.park : undefined, state.replica);
+  }
+
+  #answer(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, outcome: ResumeOutcome, park: string | undefined, replica = this.options.parked.replicaId): ModernAnswer {
+    switch (outcome.kind) {
+      case 'done':
+        return this.#final(request, binding, caller, { response: outcome.response, trace: outcome.server === undefined ? {} : { server: outcome.server } });
+      case 'input': {
+        const requestState = this.options.sealer.seal({ kind: 'park', replica, park: park ?? '', round: outcome.round }, binding);
+        return { response: resultResponse(request.id, inputRequiredResult(outcome.requests, requestState)), refused: false };
+      }
+      case 'missing-capability':
+        return refuse(request, missingCapabilityError(outcome.capability));
+      case 'cancelled':
+        return { response: errorResponse(request.id, { code: -32603, message: 'the request was cancelled' }), refused: false };
+      case 'gone':
+        return refuse(
+          request,
+          new RpcError(-32602, 'Invalid params: requestState names a call that is no longer waiting (it finished, expired, or this state was used already); send the request again without it'),
+        );
+    }
+  }
+
+  /** A served request's answer: a 2026 upstream's own input_required is relayed, else the result as 2026 shapes it. */
+  #final(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, served: Served): ModernAnswer {
+    const { response, trace } = served;
+    if ('result' in response && isInputRequired(response.result)) {
+      const result = response.result;
+      const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : undefined;
+      for (const [, input] of inputRequestsOf(result)) {
+        const capability = missingCapability(input.method, caller.clientCapabilities);
+        if (capability !== undefined) return refuse(request, missingCapabilityError(capability));
+      }
+      const upstreamState = typeof result.requestState === 'string' ? result.requestState : undefined;
+      const requestState = this.options.sealer.seal({ kind: 'relay', server: trace.server ?? '', ...(upstreamState !== undefined && { upstreamState }) }, binding);
+      return { response: resultResponse(request.id, inputRequiredResult(inputRequests ?? {}, requestState)), refused: false };
+    }
+    const cache = this.#cachePolicy();
+    return { response: modernResponse(request.id, response, (result) => completeResult(request.method, result, cache)), refused: false };
+  }
+
+  #cachePolicy(): CachePolicy {
+    const { gateway } = this.options;
+    return { listsFreshForMs: gateway.listsFreshForMs(), privateViews: gateway.viewsDependOnPrincipal };
+  }
+}
+
+function refuse(request: JsonRpcRequest, error: RpcError): ModernAnswer {
+  return { response: { jsonrpc: '2.0', id: request.id, error: error.toJson() }, refused: true };
+}
+
+function missingCapabilityError(capability: string): RpcError {
+  return new RpcError(ModernCode.MissingRequiredClientCapability, `Missing required client capability: ${capability}`, {
+    requiredCapabilities: { [capability]: {} },
+  });
+}
+

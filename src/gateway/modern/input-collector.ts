@@ -1,0 +1,110 @@
+// While a 2026 request runs, a 2025 upstream may ask its client something (sampling, elicitation,
+// roots) as a server-to-client request. A 2026 client cannot take requests: its request answers
+// input_required instead, and the upstream's question waits here for the retry's answer.
+import type { UpstreamServerRequest } from '../../upstream/types.js';
+import { RpcError } from '../errors.js';
+import type { InputChannel } from '../in-flight.js';
+import type { InputRequest } from '../input-rounds.js';
+import type { JsonObject } from '../json.js';
+import { missingCapability } from '../server-requests.js';
+
+interface Question {
+  readonly request: InputRequest;
+  asked: boolean;
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+}
+
+export type CollectorEvent =
+  | { readonly kind: 'input'; readonly requests: Readonly<Record<string, InputRequest>> }
+  | { readonly kind: 'missing-capability'; readonly capability: string };
+
+const KEY_PREFIX: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+export class InputCollector {
+  readonly channel: InputChannel;
+  readonly #questions = new Map<string, Question>();
+  #counter = 0;
+  #missing: string | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(private readonly capabilities: Readonly<Record<string, unknown>>) {
+    this.channel = (request) => this.#ask(request);
+  }
+
+  /** Resolves when there is something to tell the client: new questions, or one it cannot answer. */
+  async next(): Promise<CollectorEvent> {
+    for (;;) {
+      const event = this.#pending();
+      if (event) return event;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  /**
+   * The client's answers to the questions last asked. A question left unanswered is asked again
+   * in the next round (the spec's "request the missing information again").
+   */
+  answer(responses: JsonObject): void {
+    for (const [key, question] of this.#questions) {
+      if (!question.asked) continue;
+      const response = responses[key];
+      if (typeof response === 'object' && response !== null && !Array.isArray(response)) {
+        this.#questions.delete(key);
+        question.resolve(response as JsonObject);
+      } else {
+        question.asked = false;
+      }
+    }
+  }
+
+  /** Refuses every waiting question to its upstream (the call is abandoned). */
+  abandon(reason: string): void {
+    for (const question of this.#questions.values()) question.reject(new RpcError(-32000, reason));
+    this.#questions.clear();
+  }
+
+  #pending(): CollectorEvent | undefined {
+    if (this.#missing !== undefined) return { kind: 'missing-capability', capability: this.#missing };
+    const fresh = [...this.#questions].filter(([, question]) => !question.asked);
+    if (fresh.length === 0) return undefined;
+    // Everything waiting goes out together, including what the client left unanswered last time.
+    const requests: Record<string, InputRequest> = {};
+    for (const [key, question] of this.#questions) {
+      question.asked = true;
+      requests[key] = question.request;
+    }
+    return { kind: 'input', requests };
+  }
+
+  #ask(request: UpstreamServerRequest): Promise<JsonObject> {
+    const capability = missingCapability(request.method, this.capabilities);
+    if (capability !== undefined) {
+      this.#missing = capability;
+      this.#wake?.();
+      return Promise.reject(new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`));
+    }
+    this.#counter += 1;
+    const key = `${KEY_PREFIX[request.method] ?? 'input'}-${this.#counter}`;
+    return new Promise<JsonObject>((resolve, reject) => {
+      this.#questions.set(key, {
+        request: { method: request.method, ...(request.params && { params: request.params }) },
+        asked: false,
+        resolve,
+        reject,
+      });
+      request.signal.addEventListener(
+        'abort',
+        () => {
+          if (this.#questions.delete(key)) reject(new RpcError(-32000, 'cancelled by the upstream'));
+        },
+        { once: true },
+      );
+      this.#wake?.();
+    });
+  }
+}

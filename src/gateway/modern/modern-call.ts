@@ -1,0 +1,73 @@
+// One 2026 request in progress, across its rounds. It runs like any request (Gateway.serve), with
+// the upstreams' questions collected (input-collector.ts) rather than sent to a stream, and a
+// related channel and cancellation that follow whichever HTTP request of the client is current:
+// the first POST, then each retry that answers the questions.
+import type { JsonObject } from '../json.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../json-rpc.js';
+import type { RelatedChannel } from '../related-channel.js';
+import type { Served } from '../gateway.js';
+import type { InputRequest } from '../input-rounds.js';
+import { InputCollector } from './input-collector.js';
+
+export type RoundOutcome =
+  | { readonly kind: 'done'; readonly served: Served }
+  | { readonly kind: 'input'; readonly requests: Readonly<Record<string, InputRequest>> }
+  | { readonly kind: 'missing-capability'; readonly capability: string }
+  | { readonly kind: 'cancelled' };
+
+export class ModernCall {
+  readonly collector: InputCollector;
+  readonly abort = new AbortController();
+  readonly related: RelatedChannel;
+  #target: RelatedChannel | undefined;
+  #served: Promise<Served> | undefined;
+  /** Which round the client is answering next; a state of another round is stale. */
+  round = 0;
+
+  constructor(capabilities: Readonly<Record<string, unknown>>) {
+    this.collector = new InputCollector(capabilities);
+    this.related = { send: (message: JsonRpcNotification | JsonRpcRequest) => this.#target?.send(message) };
+  }
+
+  /** Starts the call once; `serve` is Gateway.serve bound to the caller and request. */
+  start(serve: (options: { related: RelatedChannel; input: InputCollector['channel']; signal: AbortSignal }) => Promise<Served>): void {
+    this.#served ??= serve({ related: this.related, input: this.collector.channel, signal: this.abort.signal });
+  }
+
+  /**
+   * Waits for what the client hears next: the result, or questions. Related messages go to
+   * `target` meanwhile; `signal` is the current HTTP request's (its closing cancels the call).
+   */
+  async next(target: RelatedChannel | undefined, signal: AbortSignal | undefined): Promise<RoundOutcome> {
+    const served = this.#served;
+    if (!served) throw new Error('ModernCall.next before start');
+    this.#target = target;
+    let onAbort: (() => void) | undefined;
+    const cancelled = new Promise<RoundOutcome>((resolve) => {
+      if (!signal) return;
+      onAbort = () => resolve({ kind: 'cancelled' });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const outcome = await Promise.race([served.then((result): RoundOutcome => ({ kind: 'done', served: result })), this.collector.next(), cancelled]);
+      if (outcome.kind === 'cancelled' || outcome.kind === 'missing-capability') this.cancel('the client cancelled the request');
+      if (outcome.kind === 'input') this.round += 1;
+      return outcome;
+    } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      // Between rounds nothing is listening: progress of a parked call has no stream to go to.
+      this.#target = undefined;
+    }
+  }
+
+  /** The client's answers to the last round's questions. */
+  answer(inputResponses: JsonObject): void {
+    this.collector.answer(inputResponses);
+  }
+
+  cancel(reason: string): void {
+    this.abort.abort(reason);
+    this.collector.abandon(reason);
+  }
+}

@@ -1,0 +1,49 @@
+// What makes a result a 2026-07-28 result: `resultType`, the server's identity in `_meta`, and on
+// the cacheable methods honest cache hints. Errors get the codes a 2026 client may receive.
+import { GATEWAY_IMPLEMENTATION } from '../../version.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import type { JsonRpcId, JsonRpcResponse } from '../json-rpc.js';
+import { modernError } from './codes.js';
+import { META } from './envelope.js';
+
+export const SERVER_INFO = Object.freeze({ ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' });
+
+const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'server/discover']);
+
+export interface CachePolicy {
+  /** How long the merged lists may be taken as fresh (Gateway.listsFreshForMs). */
+  readonly listsFreshForMs: number;
+  /** Whether the lists differ by principal (a policy filters them). */
+  readonly privateViews: boolean;
+}
+
+export function withServerInfo(result: JsonObject): JsonObject {
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  return { ...result, _meta: { ...meta, [META.serverInfo]: SERVER_INFO } };
+}
+
+/** A final result as a 2026 client gets it. */
+export function completeResult(method: string, result: JsonObject, cache: CachePolicy): JsonObject {
+  const shaped: JsonObject = withServerInfo({ ...result, resultType: 'complete' });
+  if (LIST_METHODS.has(method)) {
+    // server/discover is the same for everyone; the lists are not once a policy filters them.
+    shaped.ttlMs = cache.listsFreshForMs;
+    shaped.cacheScope = method !== 'server/discover' && cache.privateViews ? 'private' : 'public';
+  } else if (method === 'resources/read') {
+    // A 2026 upstream's own hint bounds ours; a 2025 upstream promises nothing.
+    const upstreamTtl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0;
+    shaped.ttlMs = upstreamTtl;
+    shaped.cacheScope = result.cacheScope === 'private' || cache.privateViews ? 'private' : 'public';
+  }
+  return shaped;
+}
+
+export function inputRequiredResult(inputRequests: JsonObject, requestState: string): JsonObject {
+  return withServerInfo({ resultType: 'input_required', inputRequests, requestState });
+}
+
+/** Re-addresses a response (a retry has its own id) and maps its error, if any, for 2026. */
+export function modernResponse(id: JsonRpcId, response: JsonRpcResponse, shape: (result: JsonObject) => JsonObject): JsonRpcResponse {
+  if ('error' in response) return { jsonrpc: '2.0', id, error: modernError(response.error) };
+  return { jsonrpc: '2.0', id, result: shape(response.result) };
+}

@@ -1,0 +1,54 @@
+// What a client's params become on their way to an upstream. The client's envelope (`_meta` keys
+// under io.modelcontextprotocol/) describes the client and its era to the gateway, not to the
+// upstream: it is dropped, and a 2026 upstream is told instead what this caller declared, never
+// more. An MRTR retry's inputResponses and requestState are the gateway's business too (the state
+// is sealed by the gateway); the upstream gets its own back only when it asked for input itself.
+import type { Caller } from './caller.js';
+import { isJsonObject, type JsonObject } from './json.js';
+
+const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+
+/** What a 2026 upstream's own input_required asked for, answered: sent back on the retry. */
+export interface UpstreamRetry {
+  readonly inputResponses: JsonObject;
+  /** The upstream's own requestState, unwrapped from the gateway's sealed one. */
+  readonly requestState?: string;
+}
+
+export interface UpstreamParamsOptions {
+  readonly caller: Caller;
+  /** The upstream speaks 2026-07-28: it gets the caller's capabilities and log level per request. */
+  readonly modernUpstream: boolean;
+  /** The gateway maps progress itself: the client's token stays here. */
+  readonly progressMapped: boolean;
+  readonly retry?: UpstreamRetry;
+}
+
+export function upstreamParams(params: JsonObject, { caller, modernUpstream, progressMapped, retry }: UpstreamParamsOptions): JsonObject {
+  // The common case, a 2025 call without _meta to a 2025 upstream, allocates nothing.
+  if (!modernUpstream && !retry && params._meta === undefined && params.inputResponses === undefined && params.requestState === undefined) {
+    return params;
+  }
+  const { _meta: clientMeta, inputResponses: _responses, requestState: _state, ...rest } = params;
+  const meta: JsonObject = {};
+  if (isJsonObject(clientMeta)) {
+    for (const [key, value] of Object.entries(clientMeta)) {
+      if (key.startsWith(RESERVED_META_PREFIX)) continue;
+      if (key === 'progressToken' && progressMapped) continue;
+      meta[key] = value;
+    }
+  }
+  if (modernUpstream) {
+    meta[META_CLIENT_CAPABILITIES] = caller.clientCapabilities;
+    if (caller.logLevel !== undefined) meta[META_LOG_LEVEL] = caller.logLevel;
+  }
+  const forwarded: JsonObject = rest;
+  if (Object.keys(meta).length > 0) forwarded._meta = meta;
+  if (retry) {
+    forwarded.inputResponses = retry.inputResponses;
+    if (retry.requestState !== undefined) forwarded.requestState = retry.requestState;
+  }
+  return forwarded;
+}

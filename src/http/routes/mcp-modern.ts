@@ -1,0 +1,95 @@
+// The 2026-07-28 side of the MCP endpoint: a POST whose body carries the per-request envelope.
+// Headers are checked against the body here (they are HTTP's business), the request goes to the
+// gateway's 2026 front, and its answer comes back as JSON or as a stream scoped to the request,
+// whose closing by the client cancels the request. subscriptions/listen keeps its stream open.
+import type { Context } from 'hono';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import { envelopeVersion } from '../../gateway/modern/envelope.js';
+import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
+import type { Listens } from '../../gateway/modern/listens.js';
+import { META } from '../../gateway/modern/envelope.js';
+import type { Logger } from '../../observe/logger.js';
+import type { AppEnv } from '../app-env.js';
+import { headerMismatch } from '../modern-headers.js';
+import { ModernReply } from '../sse/modern-reply.js';
+import { SseStream } from '../sse/sse-stream.js';
+
+const HEADER_MISMATCH = -32020;
+
+export interface ModernRouteOptions {
+  readonly front: ModernFront;
+  readonly listens: Listens;
+  readonly logger: Logger;
+  readonly keepAliveMs: number;
+  readonly headers: (c: Context<AppEnv>) => Record<string, string>;
+}
+
+export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, options: ModernRouteOptions): Response | Promise<Response> {
+  const id = 'id' in message ? message.id : null;
+  const mismatch = headerMismatch(
+    { protocolVersion: c.req.header('mcp-protocol-version'), method: c.req.header('mcp-method'), name: c.req.header('mcp-name') },
+    message,
+    envelopeVersion(message.params),
+  );
+  if (mismatch !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${mismatch}` } }, 400);
+  // 2026 defines no client notification over HTTP (closing a stream is the cancellation).
+  if (!('id' in message)) return c.body(null, 202);
+
+  const principal = c.get('principal');
+  if (message.method === 'subscriptions/listen') return openListen(c, message, options);
+
+  const reply = new ModernReply(options.headers(c));
+  void options.front
+    .handle(message, principal, { related: reply.related, signal: c.req.raw.signal })
+    .then(
+      (answer) => reply.finish(answer.response, statusOf(answer)),
+      (error: unknown) => {
+        options.logger.error({ err: error instanceof Error ? error.message : String(error), method: message.method }, 'a 2026 request failed');
+        reply.finish({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Internal error' } });
+      },
+    );
+  return reply.response;
+}
+
+/** Refusals before serving are HTTP errors; an unknown method is 404, as the transport says. */
+function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
+  if (!('error' in response)) return 200;
+  if (response.error.code === -32601) return 404;
+  return refused ? 400 : 200;
+}
+
+async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: ModernRouteOptions): Promise<Response> {
+  const caller = options.front.caller(request, c.get('principal'));
+  if ('response' in caller) return c.json(caller.response, statusOf(caller));
+  const sse = new SseStream(options.headers(c));
+  // The acknowledgement goes first: nothing is sent on a listen before it (the spec's rule), so
+  // what arrives while the listen subscribes upstream waits behind it.
+  let held: string[] | undefined = [];
+  const sink = {
+    send: (message: JsonRpcNotification | JsonRpcResponse) => {
+      const data = JSON.stringify(message);
+      if (held) held.push(data);
+      else sse.send(undefined, data);
+    },
+    close: () => sse.close(),
+  };
+  const { holder, honoured } = await options.listens.open(request.id, request.params ?? {}, caller.principal, sink);
+  sse.send(
+    undefined,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { [META.subscriptionId]: request.id }, notifications: honoured },
+    }),
+  );
+  for (const data of held) sse.send(undefined, data);
+  held = undefined;
+  const keepAlive = setInterval(() => sse.comment('keep-alive'), options.keepAliveMs);
+  keepAlive.unref();
+  sse.onClose(() => {
+    clearInterval(keepAlive);
+    options.listens.close(holder);
+  });
+  return sse.response;
+}
+

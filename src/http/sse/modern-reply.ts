@@ -1,0 +1,39 @@
+// The answer to one 2026 request: plain JSON when nothing but the response goes out, else an SSE
+// stream scoped to the request (progress, log messages) that the response ends. Nothing is logged
+// for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import type { RelatedChannel } from '../../gateway/related-channel.js';
+import { SseStream } from './sse-stream.js';
+
+export class ModernReply {
+  readonly response: Promise<Response>;
+  readonly related: RelatedChannel;
+  #respond: (response: Response) => void = () => {};
+  #stream: SseStream | undefined;
+  #finished = false;
+
+  constructor(private readonly headers: Record<string, string>) {
+    this.response = new Promise((resolve) => (this.#respond = resolve));
+    this.related = { send: (message) => this.#send(message) };
+  }
+
+  finish(response: JsonRpcResponse, status: 200 | 400 | 404 = 200): void {
+    this.#finished = true;
+    if (!this.#stream) {
+      this.#respond(Response.json(response, { status, headers: this.headers }));
+      return;
+    }
+    // Headers went out with the first event: the status is 200 whatever the outcome.
+    this.#stream.send(undefined, JSON.stringify(response));
+    this.#stream.close();
+  }
+
+  #send(message: JsonRpcNotification | JsonRpcRequest): void {
+    if (this.#finished) return;
+    if (!this.#stream) {
+      this.#stream = new SseStream(this.headers);
+      this.#respond(this.#stream.response);
+    }
+    this.#stream.send(undefined, JSON.stringify(message));
+  }
+}
