@@ -141,6 +141,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     events,
     openStreams,
     mcpPath: config.server.path,
+    ssePath: config.server.ssePath,
     maxBodyBytes: config.server.maxBodyBytes,
     gateway,
     modern,

@@ -112,8 +112,11 @@ const serverSection = z
     allowedOrigins: z.array(z.string().regex(ORIGIN_PATTERN, 'must be scheme://host[:port], with "*" as the port or "*." before the host for any, or "*" alone')).optional(),
     maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024),
     shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25),
+    // The 2024-11-05 HTTP+SSE transport for the oldest clients; "" turns it off.
+    ssePath: z.string().regex(/^(\/[^\s?#]*)?$/, 'must start with "/", or be "" to turn the legacy SSE transport off').default('/sse'),
   })
   .strict()
+  .refine((server) => server.ssePath !== server.path, { path: ['ssePath'], message: 'must differ from server.path' })
   .transform((server) => ({ ...server, publicUrl: server.publicUrl ?? defaultPublicUrl(server) }));
 
 function defaultPublicUrl({ host, port, path }: { host: string; port: number; path: string }): string {

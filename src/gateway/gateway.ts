@@ -256,9 +256,13 @@ export class Gateway {
     return session !== undefined && admitsLogMessage(message, session.logLevel);
   }
 
-  async initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
+  /**
+   * Starts a session. `sessionId` is for a transport that names the session before initialize
+   * (2024-11-05 HTTP+SSE: the stream comes first); otherwise a fresh id is minted.
+   */
+  async initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId?: string): Promise<InitializeOutcome> {
     const started = performance.now();
-    const outcome = await this.#initialize(request, principal);
+    const outcome = await this.#initialize(request, principal, sessionId ?? newSessionId());
     const error = 'error' in outcome.response ? outcome.response.error : undefined;
     this.#observer.onRequest({
       method: 'initialize',
@@ -277,7 +281,7 @@ export class Gateway {
     this.#startupSettled = true;
   }
 
-  async #initialize(request: JsonRpcRequest, principal: Principal | undefined): Promise<InitializeOutcome> {
+  async #initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId: string): Promise<InitializeOutcome> {
     const params = request.params ?? {};
     const clientInfo = params.clientInfo;
     if (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
@@ -290,7 +294,7 @@ export class Gateway {
 
     const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
     const session: SessionRecord = {
-      id: newSessionId(),
+      id: sessionId,
       ...(principal !== undefined && { principal: principal.sub }),
       ...(this.#access.active && { accessKey: this.#access.keyFor(principal) ?? '' }),
       protocolVersion,

@@ -15,6 +15,7 @@ import { bodySize } from './middleware/body-size.js';
 import { observeRequests } from './middleware/observe-requests.js';
 import { requestId } from './middleware/request-id.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { legacyMessagePath, registerLegacySseRoutes } from './routes/legacy-sse.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerWellKnownRoutes } from './routes/well-known.js';
@@ -22,6 +23,8 @@ import { transportError } from './transport-errors.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
+  /** The 2024-11-05 HTTP+SSE transport's GET path (server.ssePath); absent or "": off. */
+  readonly ssePath?: string;
   readonly maxBodyBytes: number;
   readonly gateway: Gateway;
   /** The 2026-07-28 front: requests that carry the per-request envelope. */
@@ -42,21 +45,25 @@ export interface AppOptions {
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // The legacy transport's two paths sit behind the same middleware as the MCP endpoint.
+  const legacyPaths = options.ssePath ? [options.ssePath, legacyMessagePath(options.ssePath)] : [];
   app.use('*', requestId());
-  app.use('*', observeRequests({ logger: options.logger, mcpPath: options.mcpPath, ...(options.metrics && { metrics: options.metrics }) }));
-  if (options.drain) app.use(options.mcpPath, options.drain.middleware);
-  if (options.access) app.use(options.mcpPath, options.access.origin);
-  app.use(options.mcpPath, async (c, next) => {
-    c.set('principal', undefined);
-    await next();
-  });
-  // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
-  // too; and all of it before the body is read, so a client without a token (or over its limit)
-  // never makes the gateway buffer a body.
-  if (options.access?.auth) app.use(options.mcpPath, options.access.auth.authenticate);
-  if (options.access?.rateLimit) app.use(options.mcpPath, options.access.rateLimit);
-  if (options.access?.auth) app.use(options.mcpPath, options.access.auth.enforce);
-  app.use(options.mcpPath, bodySize({ maxBytes: options.maxBodyBytes }));
+  app.use('*', observeRequests({ logger: options.logger, mcpPath: options.mcpPath, legacyPaths, ...(options.metrics && { metrics: options.metrics }) }));
+  for (const path of [options.mcpPath, ...legacyPaths]) {
+    if (options.drain) app.use(path, options.drain.middleware);
+    if (options.access) app.use(path, options.access.origin);
+    app.use(path, async (c, next) => {
+      c.set('principal', undefined);
+      await next();
+    });
+    // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
+    // too; and all of it before the body is read, so a client without a token (or over its limit)
+    // never makes the gateway buffer a body.
+    if (options.access?.auth) app.use(path, options.access.auth.authenticate);
+    if (options.access?.rateLimit) app.use(path, options.access.rateLimit);
+    if (options.access?.auth) app.use(path, options.access.auth.enforce);
+    app.use(path, bodySize({ maxBytes: options.maxBodyBytes }));
+  }
 
   registerHealthRoutes(app, options);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
@@ -71,6 +78,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     logger: options.logger,
     maxBodyBytes: options.maxBodyBytes,
   });
+  const { drain } = options;
+  if (options.ssePath) {
+    registerLegacySseRoutes(app, {
+      ssePath: options.ssePath,
+      gateway: options.gateway,
+      store: options.store,
+      events: options.events,
+      openStreams: options.openStreams,
+      logger: options.logger,
+      maxBodyBytes: options.maxBodyBytes,
+      ...(drain && { track: (work: Promise<unknown>) => drain.track(work) }),
+    });
+  }
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {

@@ -1,8 +1,10 @@
 // The HTTP side of a graceful shutdown. While the gateway drains:
 // - a new session (a POST without Mcp-Session-Id, i.e. initialize) and a new GET stream get 503
 //   with a JSON-RPC error body, so the client retries on another replica;
-// - requests of existing sessions are still served, and the ones in flight (including a POST
-//   answered as an SSE stream, until that stream has sent its response) are counted, so shutdown
+// - requests of existing sessions are still served (a 2024-11-05 client names its session in the
+//   `sessionId` query instead: its stream may be held by a replica that is not draining), and the
+//   ones in flight (including a POST answered as an SSE stream, until that stream has sent its
+//   response, and a 2024-11-05 answer queued after its 202, see track) are counted, so shutdown
 //   can wait for them (whenIdle);
 // - GET streams, which never end by themselves, are closed at once (closeStandaloneStreams): their
 //   clients reconnect elsewhere with Last-Event-ID.
@@ -43,7 +45,9 @@ export class HttpDrain {
         }
         return;
       }
-      if (method === 'POST' && isDraining() && !c.req.header('mcp-session-id')) return refuse(c, 'new sessions');
+      if (method === 'POST' && isDraining() && !c.req.header('mcp-session-id') && c.req.query('sessionId') === undefined) {
+        return refuse(c, 'new sessions');
+      }
 
       this.#inFlight += 1;
       let body: ReadableStream<Uint8Array> | undefined;
@@ -60,6 +64,15 @@ export class HttpDrain {
   /** Requests being served (SSE answers until their stream ends). */
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Counts work that outlives its HTTP exchange (an answer queued after a 202) as in flight until it settles. */
+  track(work: Promise<unknown>): void {
+    this.#inFlight += 1;
+    void work.then(
+      () => this.#finishOne(),
+      () => this.#finishOne(),
+    );
   }
 
   /** Ends every GET stream now; their clients resume elsewhere with Last-Event-ID. */

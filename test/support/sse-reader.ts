@@ -4,8 +4,10 @@ import { MCP_ACCEPT } from './raw-http.js';
 
 export interface SseEvent {
   readonly id: string | undefined;
+  /** The `event:` field; undefined means the default, `message`. */
+  readonly event: string | undefined;
   readonly data: string;
-  /** The parsed JSON of data, undefined for a priming event (empty data). */
+  /** The parsed JSON of a message event's data, undefined for a priming event (empty data) or another event type. */
   readonly message: Record<string, unknown> | undefined;
 }
 
@@ -20,7 +22,7 @@ export interface SseConnection {
 
 export async function openSse(
   url: string,
-  init: { method?: 'GET' | 'POST'; sessionId: string; lastEventId?: string; body?: unknown },
+  init: { method?: 'GET' | 'POST'; sessionId?: string; lastEventId?: string; body?: unknown; headers?: Record<string, string> },
 ): Promise<SseConnection> {
   const controller = new AbortController();
   const response = await fetch(url, {
@@ -28,9 +30,10 @@ export async function openSse(
     signal: controller.signal,
     headers: {
       accept: init.method === 'POST' ? MCP_ACCEPT : 'text/event-stream',
-      'mcp-session-id': init.sessionId,
+      ...(init.sessionId !== undefined && { 'mcp-session-id': init.sessionId }),
       ...(init.body !== undefined && { 'content-type': 'application/json' }),
       ...(init.lastEventId !== undefined && { 'last-event-id': init.lastEventId }),
+      ...init.headers,
     },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   });
@@ -56,6 +59,7 @@ export async function openSse(
       const block = buffer.slice(0, boundary);
       buffer = buffer.slice(boundary + 2);
       let id: string | undefined;
+      let event: string | undefined;
       const data: string[] = [];
       let hasData = false;
       for (const line of block.split('\n')) {
@@ -64,6 +68,7 @@ export async function openSse(
         const field = colon === -1 ? line : line.slice(0, colon);
         const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
         if (field === 'id') id = value;
+        if (field === 'event') event = value;
         if (field === 'data') {
           hasData = true;
           data.push(value);
@@ -71,7 +76,8 @@ export async function openSse(
       }
       if (!hasData && id === undefined) continue;
       const joined = data.join('\n');
-      pending.push({ id, data: joined, message: joined === '' ? undefined : (JSON.parse(joined) as Record<string, unknown>) });
+      const isMessage = event === undefined || event === 'message';
+      pending.push({ id, event, data: joined, message: joined === '' || !isMessage ? undefined : (JSON.parse(joined) as Record<string, unknown>) });
     }
   }
 

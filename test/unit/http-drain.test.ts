@@ -55,6 +55,25 @@ describe('HttpDrain', () => {
     expect(response.status).toBe(200);
   });
 
+  it('still serves a 2024-11-05 POST, whose session is named in the query, while draining', async () => {
+    const { app, startDraining } = drainingApp();
+    startDraining();
+    const response = await app.request('/mcp?sessionId=AAAAAAAAAAAAAAAAAAAAAA', { method: 'POST', body: '{}' });
+    expect(response.status).toBe(200);
+  });
+
+  it('waits for tracked work, an answer queued after its 202, until it settles', async () => {
+    const { drain } = drainingApp();
+    let settle: (value: unknown) => void = () => {};
+    drain.track(new Promise((resolve) => (settle = resolve)));
+    expect(drain.inFlight).toBe(1);
+    expect(await drain.whenIdle(20)).toBe(false);
+    const waited = drain.whenIdle(10_000);
+    settle(undefined);
+    expect(await waited).toBe(true);
+    expect(drain.inFlight).toBe(0);
+  });
+
   it('waits for a POST answered as a stream until its stream has ended', async () => {
     const { app, drain, streams } = drainingApp();
     const response = await app.request('/mcp?stream', { method: 'POST', headers: SESSION, body: '{}' });

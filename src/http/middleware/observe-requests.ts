@@ -12,6 +12,8 @@ import type { AppEnv } from '../app-env.js';
 export interface ObserveRequestsOptions {
   readonly logger: Logger;
   readonly mcpPath: string;
+  /** The 2024-11-05 transport's GET and POST paths: MCP traffic too, the session in `?sessionId=`. */
+  readonly legacyPaths?: readonly string[];
   readonly metrics?: { countHttpRequest(route: string, method: string, status: number): void };
   /** Routes with their own label value; anything else is "other" (a client picks paths freely). */
   readonly routes?: readonly string[];
@@ -28,25 +30,28 @@ const SHORT_SESSION_CHARS = 8;
 export function observeRequests({
   logger,
   mcpPath,
+  legacyPaths = [],
   metrics,
   routes = ['/healthz', '/readyz', '/metrics'],
 }: ObserveRequestsOptions): MiddlewareHandler<AppEnv> {
-  const known = new Set([mcpPath, ...routes]);
+  const mcpRoutes = new Set([mcpPath, ...legacyPaths]);
+  const legacy = new Set(legacyPaths);
+  const known = new Set([...mcpRoutes, ...routes]);
   return async function observeRequestsMiddleware(c, next) {
     const started = performance.now();
     const requestId = c.get('requestId');
-    const sessionHeader = c.req.header('mcp-session-id');
-    const session = isWellFormedSessionId(sessionHeader) ? sessionHeader.slice(0, SHORT_SESSION_CHARS) : undefined;
+    const path = c.req.path;
+    const sessionId = c.req.header('mcp-session-id') ?? (legacy.has(path) ? c.req.query('sessionId') : undefined);
+    const session = isWellFormedSessionId(sessionId) ? sessionId.slice(0, SHORT_SESSION_CHARS) : undefined;
     const context: LogContext = session === undefined ? { requestId } : { requestId, session };
     await runWithLogContext(context, next);
 
-    const path = c.req.path;
     const route = known.has(path) ? path : path.startsWith(WELL_KNOWN_PREFIX) ? WELL_KNOWN_ROUTE : OTHER;
     const method = HTTP_METHODS.has(c.req.method) ? c.req.method : OTHER;
     const status = c.res.status;
     metrics?.countHttpRequest(route, method, status);
     // Probes and scrapes come every few seconds and say nothing new: debug, not info.
-    const level = route === mcpPath || route === WELL_KNOWN_ROUTE ? 'info' : 'debug';
+    const level = mcpRoutes.has(route) || route === WELL_KNOWN_ROUTE ? 'info' : 'debug';
     if (!logger.isLevelEnabled(level)) return;
     const streamed = c.res.headers.get('content-type')?.startsWith('text/event-stream') === true;
     logger[level](

@@ -15,13 +15,12 @@ import { isWellFormedSessionId } from '../../session/session-id.js';
 import type { Logger } from '../../observe/logger.js';
 import type { SessionEvents } from '../../session/events.js';
 import { acceptsEventStream, acceptsJsonAndEventStream } from '../accept.js';
-import { readBodyWithin } from '../body.js';
 import { tooLarge } from '../middleware/body-size.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../json-depth.js';
+import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
@@ -48,7 +47,6 @@ const SESSION_HEADER = 'mcp-session-id';
 const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
 /** Batches were part of 2025-03-26 only; later revisions removed them. */
 const BATCH_PROTOCOL_VERSION = '2025-03-26';
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
   const { path, gateway, store, events, openStreams, logger } = options;
@@ -197,27 +195,4 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
 /** Headers the middleware set (request id, CORS) that a hand-made Response must carry too. */
 function responseHeaders(c: Context<AppEnv>): Record<string, string> {
   return Object.fromEntries(c.res.headers.entries());
-}
-
-function isJsonContentType(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-}
-
-type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string; tooLarge?: true };
-
-async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<ParsedBody> {
-  const body = await readBodyWithin(c, maxBytes);
-  if (!body.ok) return { ok: false, tooLarge: true, reason: 'the body is too large' };
-  let text: string;
-  try {
-    text = utf8.decode(body.bytes);
-  } catch {
-    return { ok: false, reason: 'the body is not valid UTF-8' };
-  }
-  if (jsonDepthExceeds(text)) return { ok: false, reason: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, reason: error instanceof SyntaxError ? error.message : 'the body is not JSON' };
-  }
 }

@@ -43,6 +43,11 @@ export class SseStream {
     this.#write(`event: message\n${id === undefined ? '' : `id: ${id}\n`}data: ${data}\n\n`);
   }
 
+  /** A named event other than `message`: the 2024-11-05 transport's `endpoint`. One line of data. */
+  event(type: string, data: string): void {
+    this.#write(`event: ${type}\ndata: ${data}\n\n`);
+  }
+
   /**
    * The priming event of the 2025-11-25 transport: an id with empty data, which a client records
    * as its Last-Event-ID without dispatching anything, and how long to wait before reconnecting.

@@ -16,17 +16,25 @@ export interface StandaloneStreamOptions {
   readonly admits: (message: EventMessage) => Promise<boolean>;
   readonly prime: boolean;
   readonly headers: Record<string, string>;
-  readonly keepAliveMs: number;
+  /** How often an idle stream gets a comment, so proxies keep it open. */
+  readonly keepAliveMs?: number;
   readonly logger: Logger;
+  /** The 2024-11-05 HTTP+SSE transport: the stream's first event, `endpoint`, names where the client POSTs. */
+  readonly endpoint?: string;
+  /** Called once when the stream ends: the client left, the session was closed, or shutdown. */
+  readonly onClose?: () => void;
 }
 
 const TAKE_BATCH = 100;
+const DEFAULT_KEEP_ALIVE_MS = 25_000;
 
 export function openStandaloneStream(options: StandaloneStreamOptions): Response {
   const resumed = options.lastEventId === undefined ? undefined : parseEventId(options.lastEventId);
   const streamId = resumed?.streamId ?? newStreamId('get');
   const sse = new SseStream(options.headers);
   options.openStreams.add(options.sessionId, sse);
+  if (options.endpoint !== undefined) sse.event('endpoint', options.endpoint);
+  if (options.onClose) sse.onClose(options.onClose);
   void pump(options, sse, streamId, resumed?.position).catch((error: unknown) => {
     options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'SSE stream ended by an error');
     sse.close();
@@ -64,7 +72,7 @@ async function pump(options: StandaloneStreamOptions, sse: SseStream, streamId: 
     if (await sendAll(batch)) return;
     if (woken || batch.length === TAKE_BATCH) continue;
     const timedOut = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(true), options.keepAliveMs);
+      const timer = setTimeout(() => resolve(true), options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS);
       wake = () => {
         clearTimeout(timer);
         resolve(false);

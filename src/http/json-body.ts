@@ -1,0 +1,31 @@
+// Reading one JSON-RPC body, for every route that takes messages: within server.maxBodyBytes,
+// strict UTF-8, nested no deeper than a JSON parser can safely follow, then parsed once.
+import type { Context } from 'hono';
+import type { AppEnv } from './app-env.js';
+import { readBodyWithin } from './body.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string; tooLarge?: true };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+export async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<ParsedBody> {
+  const body = await readBodyWithin(c, maxBytes);
+  if (!body.ok) return { ok: false, tooLarge: true, reason: 'the body is too large' };
+  let text: string;
+  try {
+    text = utf8.decode(body.bytes);
+  } catch {
+    return { ok: false, reason: 'the body is not valid UTF-8' };
+  }
+  if (jsonDepthExceeds(text)) return { ok: false, reason: `JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof SyntaxError ? error.message : 'the body is not JSON' };
+  }
+}
