@@ -40,6 +40,7 @@ import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { progressTokenOf } from './progress.js';
 import { SessionViews } from './session-views.js';
 import { Listens } from './modern/listens.js';
+import { PrincipalSessions } from './principal-sessions.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
 import { ServerRequestRelay } from './server-requests.js';
@@ -141,6 +142,7 @@ export class Gateway {
   readonly #upstreamDetach = new Map<Upstream, () => void>();
   readonly #isolated: IsolatedServers | undefined;
   readonly #sessionViews: SessionViews;
+  readonly #principalSessions: PrincipalSessions;
   #router: UpstreamMessageRouter | undefined;
   #startupSettled = false;
   /** 2026 subscriptions/listen requests held open on this replica. */
@@ -164,6 +166,7 @@ export class Gateway {
         logger: options.logger,
       });
     this.#sessionViews = new SessionViews(options.catalog, options.routing, this.#isolated);
+    this.#principalSessions = new PrincipalSessions(options.store);
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,
@@ -397,8 +400,9 @@ export class Gateway {
           ? (update: ProgressUpdate) =>
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
-      const view = caller.session ? await this.#sessionViews.viewFor(caller.session) : this.options.catalog.view;
-      const context = this.#context({ caller, trace, inFlight, onProgress, view, retry: options.retry });
+      const isolation = await this.#isolationSession(caller);
+      const view = isolation ? await this.#sessionViews.viewFor(isolation) : this.options.catalog.view;
+      const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (error) {
@@ -464,8 +468,19 @@ export class Gateway {
     }
   }
 
+  /**
+   * Whose connections to session-isolated servers a request uses: its session's, or for a 2026
+   * request its principal's (principal-sessions.ts). None when no server is session-isolated.
+   */
+  async #isolationSession(caller: Caller): Promise<SessionRecord | undefined> {
+    if (caller.session) return caller.session;
+    if (!this.#isolated?.hasAny()) return undefined;
+    return this.#principalSessions.sessionFor(caller.principal);
+  }
+
   #context({
     caller,
+    isolation,
     trace,
     inFlight,
     onProgress,
@@ -473,6 +488,7 @@ export class Gateway {
     retry,
   }: {
     caller: Caller;
+    isolation: SessionRecord | undefined;
     trace: RequestTrace;
     inFlight: InFlightRequest;
     onProgress: ((update: ProgressUpdate) => void) | undefined;
@@ -492,7 +508,7 @@ export class Gateway {
       releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: caller.key, server, uri }),
       forward: async (server, method, params) => {
         trace.server ??= server;
-        const send = this.#sender(caller, server, inFlight, onProgress);
+        const send = this.#sender(isolation, server, inFlight, onProgress);
         const progressMapped = onProgress !== undefined;
         const toUpstream = (answers?: UpstreamRetry) =>
           send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
@@ -524,7 +540,7 @@ export class Gateway {
    * upstream's era is known.
    */
   #sender(
-    caller: Caller,
+    isolation: SessionRecord | undefined,
     server: string,
     inFlight: InFlightRequest,
     onProgress: ((update: ProgressUpdate) => void) | undefined,
@@ -532,12 +548,8 @@ export class Gateway {
     const options = { signal: inFlight.abort.signal, ...(onProgress && { onProgress }) };
     if (this.#isolated?.has(server)) {
       const isolated = this.#isolated;
-      const session = caller.session;
-      if (!session) {
-        return async () => {
-          throw new UpstreamUnavailableError(server, 'it is session-isolated and this request has no session');
-        };
-      }
+      const session = isolation;
+      if (!session) throw new Error('a session-isolated server needs an isolation session');
       return (method, params) =>
         isolated.request(session, server, method, params(isolated.isModern(session, server)), {
           ...options,

@@ -10,7 +10,7 @@ import type { AccessViews } from './access.js';
 import type { Catalog, ListKind } from './catalog.js';
 import type { CatalogView } from './catalog-view.js';
 import type { GatewayObserver } from './observer.js';
-import type { SessionOutbox } from './session-outbox.js';
+import { clientSessionIds, type SessionOutbox } from './session-outbox.js';
 
 /** Long enough for every replica to have seen the same change; short enough not to mask a repeat. */
 const CLAIM_SECONDS = 10;
@@ -51,7 +51,7 @@ export function announceListChanges(
 /** Every session, or under a policy only those whose filtered view of the changed kind differs. */
 export function policyRecipients(store: SessionStore, access: AccessViews): ListChangeRecipients {
   return async (kind, before, after) => {
-    const ids = await store.listIds();
+    const ids = await clientSessionIds(store);
     if (!access.active) return ids;
     const records = await store.peekMany(ids);
     const anonymous = access.keyFor(undefined) ?? '';

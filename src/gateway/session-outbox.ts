@@ -3,6 +3,12 @@
 import type { SessionEvents } from '../session/events.js';
 import type { SessionStore } from '../session/store.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc.js';
+import { isPrincipalSessionId } from './principal-sessions.js';
+
+/** The ids of the sessions clients hold (not the isolation records of 2026 principals). */
+export async function clientSessionIds(store: SessionStore): Promise<string[]> {
+  return (await store.listIds()).filter((id) => !isPrincipalSessionId(id));
+}
 
 export class SessionOutbox {
   constructor(
@@ -15,8 +21,8 @@ export class SessionOutbox {
     return sessionIds.length;
   }
 
-  /** Every live session, on every replica. */
+  /** Every live session, on every replica (2026 principals' isolation records take no messages). */
   async toAllSessions(message: JsonRpcNotification): Promise<number> {
-    return this.toSessions(await this.store.listIds(), message);
+    return this.toSessions(await clientSessionIds(this.store), message);
   }
 }
