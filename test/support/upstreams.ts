@@ -25,7 +25,15 @@ export interface HttpUpstream {
   stop(): Promise<void>;
 }
 
-export type FixtureName = 'paged-server' | 'twin-server' | 'odd-names-server' | 'silent-server' | 'header-echo-server' | 'interactive-server' | 'conformance-server';
+export type FixtureName =
+  | 'paged-server'
+  | 'twin-server'
+  | 'odd-names-server'
+  | 'silent-server'
+  | 'header-echo-server'
+  | 'interactive-server'
+  | 'conformance-server'
+  | 'conformance-2026-server';
 /** header-echo-server exists to show HTTP headers, so it has no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server'>;
 
