@@ -352,6 +352,11 @@ export class Gateway {
     return LISTS_FRESH_MS;
   }
 
+  /** A tool as the principal sees it in the shared catalogue (undefined when unknown or denied). */
+  toolFor(exposedName: string, principal: Principal | undefined): JsonObject | undefined {
+    return this.#access.view(this.options.catalog.view, principal).toolsByName.get(exposedName)?.item;
+  }
+
   /** Whether what a principal sees depends on who they are (a policy is in force). */
   get viewsDependOnPrincipal(): boolean {
     return this.#access.active;

@@ -9,7 +9,8 @@ const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = {
   'prompts/get': 'name',
   'resources/read': 'uri',
 };
-const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL = /^=\?base64\?(.*)\?=$/s;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface MirroredHeaders {
@@ -38,13 +39,17 @@ export function headerMismatch(headers: MirroredHeaders, body: { method: string;
   return undefined;
 }
 
-/** A header value, Base64-decoded when it uses the sentinel form; undefined when that form is broken. */
+/**
+ * A header value, Base64-decoded when it uses the sentinel form `=?base64?...?=`; undefined when
+ * what is inside the sentinel is not Base64 of UTF-8. Anything else is the value itself.
+ */
 export function decodeHeaderValue(value: string): string | undefined {
-  if (!value.startsWith('=?base64?')) return value;
-  const match = BASE64_SENTINEL.exec(value);
-  if (!match || match[1]!.length % 4 !== 0) return undefined;
+  const match = SENTINEL.exec(value);
+  if (!match) return value;
+  const encoded = match[1]!;
+  if (!BASE64.test(encoded) || encoded.length % 4 !== 0) return undefined;
   try {
-    return utf8.decode(Buffer.from(match[1]!, 'base64'));
+    return utf8.decode(Buffer.from(encoded, 'base64'));
   } catch {
     return undefined;
   }
@@ -53,4 +58,55 @@ export function decodeHeaderValue(value: string): string | undefined {
 /** Values from the client are quoted back in errors, never at length. */
 function clip(value: string): string {
   return value.length > 80 ? `${value.slice(0, 80)}...` : value;
+}
+
+/** One tool parameter that its schema asks clients to mirror as `Mcp-Param-{header}`. */
+interface MirroredParam {
+  readonly path: readonly string[];
+  readonly header: string;
+}
+
+/** Per tool schema object: walked once, then reused while the catalogue keeps the same object. */
+const mirroredParamsOf = new WeakMap<object, readonly MirroredParam[]>();
+
+function mirroredParams(inputSchema: JsonObject): readonly MirroredParam[] {
+  let params = mirroredParamsOf.get(inputSchema);
+  if (!params) {
+    params = collectMirrored(inputSchema, []);
+    mirroredParamsOf.set(inputSchema, params);
+  }
+  return params;
+}
+
+function collectMirrored(schema: JsonObject, path: readonly string[]): MirroredParam[] {
+  const properties = schema.properties;
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return [];
+  const found: MirroredParam[] = [];
+  for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
+    if (typeof property !== 'object' || property === null || Array.isArray(property)) continue;
+    const annotated = (property as JsonObject)['x-mcp-header'];
+    if (typeof annotated === 'string' && annotated !== '') found.push({ path: [...path, key], header: annotated });
+    found.push(...collectMirrored(property as JsonObject, [...path, key]));
+  }
+  return found;
+}
+
+/**
+ * Why the `Mcp-Param-*` headers of a tools/call do not match its arguments (the tool's schema says
+ * which parameters are mirrored), or undefined when they do.
+ */
+export function paramHeaderMismatch(inputSchema: JsonObject, args: unknown, header: (name: string) => string | undefined): string | undefined {
+  for (const { path, header: suffix } of mirroredParams(inputSchema)) {
+    let value: unknown = args;
+    for (const key of path) value = typeof value === 'object' && value !== null ? (value as JsonObject)[key] : undefined;
+    if (value === undefined || value === null) continue;
+    const raw = header(`mcp-param-${suffix.toLowerCase()}`);
+    if (raw === undefined) return `the Mcp-Param-${suffix} header is required when arguments.${path.join('.')} is given`;
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return `the Mcp-Param-${suffix} header is not a valid =?base64?...?= value`;
+    const matches =
+      typeof value === 'number' ? decoded.trim() !== '' && Number(decoded) === value : typeof value === 'boolean' ? decoded === String(value) : decoded === value;
+    if (!matches) return `Mcp-Param-${suffix} header "${clip(decoded)}" does not match arguments.${path.join('.')}`;
+  }
+  return undefined;
 }

@@ -9,7 +9,7 @@ import type { Caller } from '../caller.js';
 import { RpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
 import { inputRequestsOf, isInputRequired } from '../input-rounds.js';
-import { isJsonObject } from '../json.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../json-rpc.js';
 import type { RelatedChannel } from '../related-channel.js';
 import { missingCapability } from '../server-requests.js';
@@ -60,6 +60,12 @@ export class ModernFront {
     }
   }
 
+  /** The input schema of a tool the principal may call, for checking its mirrored Mcp-Param-* headers. */
+  toolInputSchema(exposedName: string, principal: Principal | undefined): JsonObject | undefined {
+    const schema = this.options.gateway.toolFor(exposedName, principal)?.inputSchema;
+    return isJsonObject(schema) ? schema : undefined;
+  }
+
   async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
     const caller = this.caller(request, principal);
     if ('response' in caller) return caller;
@@ -67,6 +73,8 @@ export class ModernFront {
       return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
     }
     const params = request.params ?? {};
+    const invalidResponses = inputResponsesProblem(params.inputResponses);
+    if (invalidResponses !== undefined) return refuse(request, new RpcError(-32602, `Invalid params: ${invalidResponses}`));
     const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params };
     if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
     if (!INTERACTIVE_METHODS.has(request.method)) {
@@ -84,8 +92,7 @@ export class ModernFront {
     const params = request.params ?? {};
     const unsealed = this.options.sealer.unseal(params.requestState, binding);
     if (!unsealed.ok) return refuse(request, new RpcError(-32602, `Invalid params: ${unsealed.reason}`));
-    const inputResponses = params.inputResponses ?? {};
-    if (!isJsonObject(inputResponses)) return refuse(request, new RpcError(-32602, 'Invalid params: "inputResponses" must be an object'));
+    const inputResponses = isJsonObject(params.inputResponses) ? params.inputResponses : {};
     const state = unsealed.body;
     if (state.kind === 'relay') {
       const answers = { inputResponses, ...(state.upstreamState !== undefined && { requestState: state.upstreamState }) };
@@ -145,6 +152,16 @@ export class ModernFront {
     const { gateway } = this.options;
     return { listsFreshForMs: gateway.listsFreshForMs(), privateViews: gateway.viewsDependOnPrincipal };
   }
+}
+
+/** What is wrong with a retry's inputResponses: a map of key to the client's result object. */
+function inputResponsesProblem(inputResponses: unknown): string | undefined {
+  if (inputResponses === undefined) return undefined;
+  if (!isJsonObject(inputResponses)) return '"inputResponses" must be an object';
+  for (const [key, response] of Object.entries(inputResponses)) {
+    if (!isJsonObject(response)) return `inputResponses["${key.slice(0, 64)}"] must be an object (the result of that input request)`;
+  }
+  return undefined;
 }
 
 function refuse(request: JsonRpcRequest, error: RpcError): ModernAnswer {

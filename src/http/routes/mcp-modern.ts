@@ -10,7 +10,7 @@ import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
-import { headerMismatch } from '../modern-headers.js';
+import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
 import { ModernReply } from '../sse/modern-reply.js';
 import { SseStream } from '../sse/sse-stream.js';
 
@@ -31,7 +31,8 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
     message,
     envelopeVersion(message.params),
   );
-  if (mismatch !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${mismatch}` } }, 400);
+  const paramMismatch = mismatch ?? mirroredParamMismatch(c, message, options.front);
+  if (paramMismatch !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${paramMismatch}` } }, 400);
   // 2026 defines no client notification over HTTP (closing a stream is the cancellation).
   if (!('id' in message)) return c.body(null, 202);
 
@@ -49,6 +50,13 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
       },
     );
   return reply.response;
+}
+
+/** For a tools/call of a tool whose schema mirrors parameters into headers: whether they match. */
+function mirroredParamMismatch(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, front: ModernFront): string | undefined {
+  if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
+  const inputSchema = front.toolInputSchema(message.params.name, c.get('principal'));
+  return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => c.req.header(name));
 }
 
 /** Refusals before serving are HTTP errors; an unknown method is 404, as the transport says. */

@@ -23,6 +23,7 @@ import type { AppEnv } from '../app-env.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { envelopeVersion } from '../../gateway/modern/envelope.js';
+import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
 import { serveModern, type ModernRouteOptions } from './mcp-modern.js';
 
@@ -75,8 +76,12 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if (classified.kind === 'invalid') {
       return c.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
     }
-    // A 2026 request describes itself in its envelope and has no session (an Mcp-Session-Id is ignored).
-    if ((classified.kind === 'request' || classified.kind === 'notification') && envelopeVersion(classified.message.params) !== undefined) {
+    // A 2026 request describes itself in its envelope (or at least in its version header, when the
+    // envelope is what is wrong with it) and has no session: an Mcp-Session-Id is ignored.
+    if (
+      (classified.kind === 'request' || classified.kind === 'notification') &&
+      (envelopeVersion(classified.message.params) !== undefined || isModernVersion(c.req.header(PROTOCOL_VERSION_HEADER)))
+    ) {
       return serveModern(c, classified.message, modernRoute);
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
@@ -106,6 +111,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
   });
 
   app.delete(path, async (c) => {
+    if (isModernVersion(c.req.header(PROTOCOL_VERSION_HEADER))) return noSessionsIn2026(c);
     const session = await loadSession(c);
     if (session instanceof Response) return session;
     await gateway.closeSession(session);
@@ -114,6 +120,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
   });
 
   app.get(path, async (c) => {
+    if (isModernVersion(c.req.header(PROTOCOL_VERSION_HEADER))) return noSessionsIn2026(c);
     if (!acceptsEventStream(c.req.header('accept'))) {
       return transportError(c, 406, TransportCode.BadRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     }
@@ -190,6 +197,17 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     }
     return session;
   }
+}
+
+/** 2026-07-28 has no GET stream and no session to delete (its transport says: 405). */
+function noSessionsIn2026(c: Context<AppEnv>): Response {
+  return transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method} is not part of protocol version 2026-07-28 (use subscriptions/listen)`, {
+    Allow: 'POST',
+  });
+}
+
+function isModernVersion(version: string | undefined): boolean {
+  return version !== undefined && (MODERN_VERSIONS as readonly string[]).includes(version);
 }
 
 /** Headers the middleware set (request id, CORS) that a hand-made Response must carry too. */
