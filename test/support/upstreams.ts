@@ -25,7 +25,15 @@ export interface HttpUpstream {
   stop(): Promise<void>;
 }
 
-export type FixtureName = 'paged-server' | 'twin-server' | 'odd-names-server' | 'silent-server' | 'header-echo-server' | 'interactive-server' | 'conformance-server';
+export type FixtureName =
+  | 'paged-server'
+  | 'twin-server'
+  | 'odd-names-server'
+  | 'silent-server'
+  | 'header-echo-server'
+  | 'interactive-server'
+  | 'conformance-server'
+  | 'modern-server';
 /** header-echo-server exists to show HTTP headers, so it has no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server'>;
 
@@ -116,4 +124,14 @@ function removeOnExit(dir: string): void {
 
 function fixturePath(name: FixtureName): string {
   return join(FIXTURES_DIR, `${name}.ts`);
+}
+
+/** modern-server (a 2026-07-28 fixture) over stdio; `modern` refuses a 2025 `initialize`. */
+export function modernServerStdio(eras: 'dual' | 'modern' = 'modern'): StdioUpstream {
+  return stdioFixture('modern-server', { ERAS: eras });
+}
+
+/** modern-server over Streamable HTTP: `dual` serves 2025 sessions too, `modern` refuses them. */
+export function startModernServerHttp(eras: 'dual' | 'modern'): Promise<HttpUpstream> {
+  return startHttpFixture('modern-server', { ERAS: eras });
 }
