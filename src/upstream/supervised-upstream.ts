@@ -57,6 +57,11 @@ export class SupervisedUpstream implements Upstream {
   readonly #ping: PingOptions | false;
   readonly #failures: ConsecutiveFailures;
   #stopPinging: (() => void) | undefined;
+  /**
+   * Resource URIs subscribed through this upstream: each new connection subscribes them again,
+   * since neither a restarted 2025 server nor a 2026 one (no state across connections) remembers.
+   */
+  readonly #subscriptions = new Set<string>();
 
   constructor(
     readonly name: string,
@@ -84,7 +89,7 @@ export class SupervisedUpstream implements Upstream {
     return {
       state: this.#state,
       since: this.#since.toISOString(),
-      ...(this.#info && { transport: this.#info.transport }),
+      ...(this.#info && { transport: this.#info.transport, protocolVersion: this.#info.protocolVersion }),
       ...(this.#lastError !== undefined && this.#state !== 'ready' && { lastError: this.#lastError }),
     };
   }
@@ -115,11 +120,19 @@ export class SupervisedUpstream implements Upstream {
     try {
       const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
       if (this.#connection === connection) this.#failures.succeeded();
+      this.#recordSubscription(method, params);
       return result;
     } catch (error) {
       this.#countFailure(connection, error);
       throw error;
     }
+  }
+
+  #recordSubscription(method: string, params: JsonObject | undefined): void {
+    const uri = params?.uri;
+    if (typeof uri !== 'string') return;
+    if (method === 'resources/subscribe') this.#subscriptions.add(uri);
+    else if (method === 'resources/unsubscribe') this.#subscriptions.delete(uri);
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
@@ -149,6 +162,7 @@ export class SupervisedUpstream implements Upstream {
         config: this.config,
         // Only the first connection continues the recorded session; a reconnect starts afresh.
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
+        subscriptions: [...this.#subscriptions],
         logger: this.#logger,
         handlers: {
           onNotification: (notification) => {
@@ -175,7 +189,12 @@ export class SupervisedUpstream implements Upstream {
       this.#failures.succeeded();
       this.#watchHealth(connection);
       this.#logger.info(
-        { transport: connection.info.transport, protocolVersion: connection.info.protocolVersion, upstream: connection.info.serverInfo },
+        {
+          transport: connection.info.transport,
+          era: connection.info.era,
+          protocolVersion: connection.info.protocolVersion,
+          upstream: connection.info.serverInfo,
+        },
         'upstream connected',
       );
       this.#setState('ready');
@@ -194,7 +213,7 @@ export class SupervisedUpstream implements Upstream {
     this.#stopPinging = undefined;
     if (this.#ping === false) return;
     this.#stopPinging = startPinging(
-      (timeoutMs) => connection.request('ping', undefined, { timeoutMs }),
+      (timeoutMs) => connection.ping(timeoutMs),
       this.#ping,
       (reason) => this.#abandon(connection, reason),
     );
