@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import type { ConfigInput, UpstreamConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/observe/logger.js';
+import { openConnection } from '../../src/upstream/connection.js';
 import { STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/negotiation.js';
 import { SupervisedUpstream } from '../../src/upstream/supervised-upstream.js';
 import type { UpstreamNotification } from '../../src/upstream/types.js';
@@ -165,6 +166,17 @@ describe('a connection to a modern-only stdio upstream', () => {
     await expect.poll(() => notifications.length, POLL).toBe(3);
     // An update for the set_note would have come before this list change, which came after it.
     expect(notifications[2]).toEqual({ method: 'notifications/tools/list_changed' });
+  });
+
+  it('is health-pinged with server/discover, since its era has no ping', async () => {
+    const connection = await openConnection({
+      name: 'modern',
+      config: upstreamConfig(modernServerStdio('modern')),
+      logger,
+      handlers: { onNotification: () => {}, onServerRequest: async () => ({}), onClosed: () => {} },
+    });
+    cleanups.push(() => connection.close());
+    await expect(connection.ping(10_000)).resolves.toBeUndefined();
   });
 
   it('answers a method its era lacks with "method not found", and drops such a notification', async () => {
