@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '../observe/logger.js';
 import { isStdioUpstream, type HttpUpstreamConfig, type StdioUpstreamConfig, type UpstreamConfig } from '../config/schema.js';
 import { guardedCommand } from './child-guard.js';
+import type { CarriedState } from './carried-state.js';
 import { openEraPath, type EraPath } from './era-path.js';
 import { passThroughSchemas } from './pass-through.js';
 import { UpstreamUnavailableError } from './errors.js';
@@ -62,8 +63,8 @@ export interface OpenConnectionOptions {
    * transport sends this Mcp-Session-Id and the SDK skips initialize.
    */
   resumeSessionId?: string;
-  /** Resource URIs subscribed on the previous connection, subscribed again on this one. */
-  subscriptions?: readonly string[];
+  /** What earlier connections were asked that this one must ask again. */
+  carried?: CarriedState;
   logger: Logger;
   handlers: ConnectionHandlers;
 }
@@ -162,15 +163,17 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
 
   const connectTimeoutMs = Math.max(config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
   const transport = makeTransport();
+  let info: UpstreamInfo;
   let path: EraPath;
   try {
     await client.connect(transport, { timeout: connectTimeoutMs });
     connected = true;
+    info = negotiatedInfo(client, kind, transport.sessionId);
     path = await openEraPath({
       server: name,
       client,
-      capabilities: negotiatedInfo(client, kind, undefined).capabilities,
-      subscriptions: options.subscriptions ?? [],
+      capabilities: info.capabilities,
+      carried: options.carried ?? { subscriptions: [] },
       timeoutMs: connectTimeoutMs,
       logger: options.logger,
       onLost: lost,
@@ -182,7 +185,7 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
   }
 
   return {
-    info: negotiatedInfo(client, kind, transport.sessionId),
+    info,
     async request(method, params, requestOptions) {
       try {
         return await path.request(method, params, requestOptions);

@@ -1,9 +1,10 @@
 // The request path of a live connection, by era. A legacy (2025) upstream gets the gateway's
-// requests as they are, and the resource subscriptions of the previous connection are made again.
-// A modern (2026-07-28) one gets the translations of modern-requests.ts and the listens of
-// modern-listens.ts, which start with the previous connection's subscriptions.
+// requests as they are, and what earlier connections were asked (carried-state.ts) is asked
+// again. A modern (2026-07-28) one gets the translations of modern-requests.ts and the listens of
+// modern-listens.ts, which start from the carried subscriptions and log level.
 import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
+import type { CarriedState } from './carried-state.js';
 import { UpstreamRpcError } from './errors.js';
 import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
@@ -22,9 +23,8 @@ export interface EraPathOptions {
   /** Connected: its era is known. */
   readonly client: Client;
   readonly capabilities: Readonly<Record<string, unknown>>;
-  /** Resource URIs to subscribe again. */
-  readonly subscriptions: readonly string[];
-  /** For the requests made while opening (re-subscribing, listening). */
+  readonly carried: CarriedState;
+  /** For the requests made while opening (asking again, listening). */
   readonly timeoutMs: number;
   readonly logger: Logger;
   /** The connection stopped carrying what it should (a modern upstream ended a listen). */
@@ -51,13 +51,15 @@ function sendThrough(client: Client): SendRequest {
 }
 
 async function openLegacy(options: EraPathOptions, send: SendRequest): Promise<EraPath> {
-  await Promise.all(
-    options.subscriptions.map((uri) =>
-      send('resources/subscribe', { uri }, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
-        options.logger.warn({ uri, err: errorMessage(error) }, 'could not subscribe to a resource again after reconnecting');
-      }),
-    ),
-  );
+  const { subscriptions, logLevel } = options.carried;
+  const again = (method: string, params: JsonObject) =>
+    send(method, params, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
+      options.logger.warn({ method, params, err: errorMessage(error) }, 'could not repeat a request of the previous connection');
+    });
+  await Promise.all([
+    ...subscriptions.map((uri) => again('resources/subscribe', { uri })),
+    ...(logLevel !== undefined ? [again('logging/setLevel', { level: logLevel })] : []),
+  ]);
   return {
     request: send,
     ping: (timeoutMs) => send('ping', undefined, { timeoutMs }),
@@ -74,14 +76,14 @@ async function openModern(options: EraPathOptions, send: SendRequest): Promise<E
     onLost: options.onLost,
   });
   try {
-    await listens.start(options.subscriptions);
+    await listens.start(options.carried.subscriptions);
   } catch (error) {
     // An upstream that refuses to listen still serves its tools; only its news is lost (and a
     // transport failure fails the connection, by the rethrow).
     if (!(error instanceof UpstreamRpcError)) throw error;
     options.logger.warn({ err: error.message, code: error.code }, 'the upstream refused subscriptions/listen: its list changes and resource updates will not be seen');
   }
-  const requests = new ModernRequests(options.server, send, listens);
+  const requests = new ModernRequests(options.server, send, listens, options.carried.logLevel);
   return {
     request: (method, params, requestOptions) => requests.request(method, params, requestOptions),
     ping: (timeoutMs) => requests.ping(timeoutMs),

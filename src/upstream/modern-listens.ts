@@ -11,8 +11,8 @@
 // connection is no longer to be trusted with news: onLost() lets the supervisor reconnect, and the
 // new connection listens afresh (the server keeps no subscription state across connections).
 import type { Client, McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
-import { ProtocolError } from '@modelcontextprotocol/client';
 import { UpstreamRpcError } from './errors.js';
+import { translateRequestError } from './request-errors.js';
 import type { UpstreamNotification } from './types.js';
 
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
@@ -90,8 +90,7 @@ export class ModernListens {
     try {
       subscription = await this.options.client.listen(filter, { timeout: this.options.ackTimeoutMs });
     } catch (error) {
-      if (error instanceof ProtocolError) throw new UpstreamRpcError(this.options.server, error.code, error.message, error.data);
-      throw error;
+      throw translateRequestError(this.options.server, 'subscriptions/listen', this.options.ackTimeoutMs, error, undefined);
     }
     void subscription.closed.then((cause) => {
       const current = subscription === this.#lists || subscription === this.#resources;

@@ -25,7 +25,10 @@ export class ModernRequests {
     private readonly server: string,
     private readonly send: SendRequest,
     private readonly listens: ModernListens,
-  ) {}
+    logLevel?: string,
+  ) {
+    this.#logLevel = logLevel;
+  }
 
   async request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject> {
     switch (method) {

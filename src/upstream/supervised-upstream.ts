@@ -5,6 +5,7 @@
 // it (circuit.ts); either way it is reconnected like a crashed one.
 import type { Logger } from '../observe/logger.js';
 import type { UpstreamConfig } from '../config/schema.js';
+import { CarriedStateRecorder } from './carried-state.js';
 import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
 import { UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
@@ -57,11 +58,8 @@ export class SupervisedUpstream implements Upstream {
   readonly #ping: PingOptions | false;
   readonly #failures: ConsecutiveFailures;
   #stopPinging: (() => void) | undefined;
-  /**
-   * Resource URIs subscribed through this upstream: each new connection subscribes them again,
-   * since neither a restarted 2025 server nor a 2026 one (no state across connections) remembers.
-   */
-  readonly #subscriptions = new Set<string>();
+  /** What each new connection asks of the upstream again (carried-state.ts). */
+  readonly #carried = new CarriedStateRecorder();
 
   constructor(
     readonly name: string,
@@ -120,19 +118,12 @@ export class SupervisedUpstream implements Upstream {
     try {
       const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
       if (this.#connection === connection) this.#failures.succeeded();
-      this.#recordSubscription(method, params);
+      this.#carried.succeeded(method, params);
       return result;
     } catch (error) {
       this.#countFailure(connection, error);
       throw error;
     }
-  }
-
-  #recordSubscription(method: string, params: JsonObject | undefined): void {
-    const uri = params?.uri;
-    if (typeof uri !== 'string') return;
-    if (method === 'resources/subscribe') this.#subscriptions.add(uri);
-    else if (method === 'resources/unsubscribe') this.#subscriptions.delete(uri);
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
@@ -162,7 +153,7 @@ export class SupervisedUpstream implements Upstream {
         config: this.config,
         // Only the first connection continues the recorded session; a reconnect starts afresh.
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
-        subscriptions: [...this.#subscriptions],
+        carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {
           onNotification: (notification) => {

@@ -97,8 +97,8 @@ export interface Upstream {
    *   - `resources/subscribe` / `resources/unsubscribe` are kept by the connection (one
    *     subscriptions/listen for the subscribed URIs) and answered `{}`; `logging/setLevel` is
    *     answered `{}` and its level goes on every later request without a logLevel of its own.
-   * Either era: resource subscriptions made here outlive a reconnect (the new connection
-   * subscribes them again).
+   * Either era: resource subscriptions and the log level set here outlive a reconnect (the new
+   * connection asks for them again, see carried-state.ts).
    */
   request(method: string, params: JsonObject | undefined, options?: UpstreamRequestOptions): Promise<JsonObject>;
   /**

@@ -111,7 +111,7 @@ describe('a connection to a modern-only stdio upstream', () => {
     expect(JSON.parse(firstText(retried))).toEqual({ action: 'accept', content: { answer: 'Ada' } });
   });
 
-  it("sends the gateway's own _meta keys over the SDK's envelope, and the level set by logging/setLevel", async () => {
+  it("sends the gateway's own _meta keys over the SDK's envelope, and the level set by logging/setLevel, also after a reconnect", async () => {
     const { upstream } = await supervise('modern', modernServerStdio('modern'));
     const envelope = async (meta?: Record<string, unknown>) =>
       JSON.parse(firstText(await upstream.request('tools/call', { name: 'show_envelope', arguments: {}, ...(meta && { _meta: meta }) }))) as Record<string, unknown>;
@@ -130,6 +130,10 @@ describe('a connection to a modern-only stdio upstream', () => {
     expect(await upstream.request('logging/setLevel', { level: 'warning' })).toEqual({});
     expect(await envelope()).toMatchObject({ 'io.modelcontextprotocol/logLevel': 'warning' });
     expect(await envelope({ 'io.modelcontextprotocol/logLevel': 'debug' })).toMatchObject({ 'io.modelcontextprotocol/logLevel': 'debug' });
+
+    // The level is the gateway's clients' wish, not the process's: a reconnect keeps it.
+    await Promise.all([reconnection(upstream), upstream.request('tools/call', { name: 'crash', arguments: {} }).catch(() => {})]);
+    expect(await envelope()).toMatchObject({ 'io.modelcontextprotocol/logLevel': 'warning' });
   });
 
   it('refuses an elicitation the caller cannot answer, by the capabilities the gateway names', async () => {
