@@ -147,15 +147,21 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
     );
   }
   let closing = false;
-  // Before the connection is up, a dying process is reported by connect() rejecting; only a live
-  // connection that ends is news for the supervisor.
+  // Only a connection handed to the supervisor is news for it. While opening, a loss fails the
+  // opening instead, and a notification is dropped: the gateway's catalogue fetches the lists once
+  // the upstream is ready, which covers any change that came before.
   let connected = false;
+  let lostWhileOpening: string | undefined;
   const lost = (reason: string): void => {
-    if (connected && !closing) handlers.onClosed(reason);
+    if (closing) return;
+    if (connected) handlers.onClosed(reason);
+    else lostWhileOpening ??= reason;
   };
-  client.fallbackNotificationHandler = async (notification) => {
-    handlers.onNotification(withoutSubscriptionId({ method: notification.method, ...(notification.params && { params: notification.params }) }));
+  const deliver = (notification: UpstreamNotification): void => {
+    if (connected) handlers.onNotification(notification);
   };
+  client.fallbackNotificationHandler = async (notification) =>
+    deliver(withoutSubscriptionId({ method: notification.method, ...(notification.params && { params: notification.params }) }));
   client.onclose = () => lost('the connection closed');
   // Transport errors (a failed SSE reconnect, a broken pipe) are reported by onclose or by the
   // request that hit them; nothing to do here but keep the SDK from logging to the console.
@@ -167,7 +173,6 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
   let path: EraPath;
   try {
     await client.connect(transport, { timeout: connectTimeoutMs });
-    connected = true;
     info = negotiatedInfo(client, kind, transport.sessionId);
     path = await openEraPath({
       server: name,
@@ -176,8 +181,11 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
       carried: options.carried ?? { subscriptions: [] },
       timeoutMs: connectTimeoutMs,
       logger: options.logger,
-      onLost: lost,
+      announce: deliver,
     });
+    if (lostWhileOpening !== undefined) throw new UpstreamUnavailableError(name, lostWhileOpening);
+    // Nothing awaits between here and the supervisor taking the connection, so no event comes first.
+    connected = true;
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});

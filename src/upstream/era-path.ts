@@ -10,7 +10,7 @@ import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
 import { passThroughResult } from './pass-through.js';
 import { errorMessage } from './request-errors.js';
-import type { JsonObject, UpstreamRequestOptions } from './types.js';
+import type { JsonObject, UpstreamNotification, UpstreamRequestOptions } from './types.js';
 
 export interface EraPath {
   request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject>;
@@ -27,8 +27,8 @@ export interface EraPathOptions {
   /** For the requests made while opening (asking again, listening). */
   readonly timeoutMs: number;
   readonly logger: Logger;
-  /** The connection stopped carrying what it should (a modern upstream ended a listen). */
-  onLost(reason: string): void;
+  /** Notifications the path makes up itself (what a reopened listen may have missed). */
+  announce(notification: UpstreamNotification): void;
 }
 
 export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
@@ -73,7 +73,8 @@ async function openModern(options: EraPathOptions, send: SendRequest): Promise<E
     client: options.client,
     capabilities: options.capabilities,
     ackTimeoutMs: options.timeoutMs,
-    onLost: options.onLost,
+    logger: options.logger,
+    announce: options.announce,
   });
   try {
     await listens.start(options.carried.subscriptions);

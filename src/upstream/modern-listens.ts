@@ -7,15 +7,21 @@
 //     replaced by a new one whenever that set changes (there is no way to amend a filter).
 // A replacement is opened before the old one is closed, so no update falls into a gap; an update
 // that races the swap may arrive twice, which a subscriber of "it changed, read it again" survives.
-// A listen the upstream ends (a dropped stream, or its graceful close on shutdown) means the
-// connection is no longer to be trusted with news: onLost() lets the supervisor reconnect, and the
-// new connection listens afresh (the server keeps no subscription state across connections).
+// A listen the upstream ends (a dropped HTTP stream, a graceful close) is opened again with
+// backoff, as the 2025 client reopens a dropped GET stream: whether the upstream is still there
+// is for the pings and the circuit to say, not for the news channel. Once it listens again, the
+// connection says what it may have missed: list_changed for each list, resources/updated for
+// each URI, so the catalogue refetches and subscribers read again.
 import type { Client, McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
+import type { Logger } from '../observe/logger.js';
 import { UpstreamRpcError } from './errors.js';
 import { translateRequestError } from './request-errors.js';
 import type { UpstreamNotification } from './types.js';
 
 const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
+const RELISTEN_BACKOFF = { initialMs: 500, maxMs: 30_000 };
+
+type ListenKind = 'lists' | 'resources';
 
 export interface ModernListensOptions {
   readonly server: string;
@@ -24,29 +30,26 @@ export interface ModernListensOptions {
   readonly capabilities: Readonly<Record<string, unknown>>;
   /** How long the upstream may take to acknowledge a listen. */
   readonly ackTimeoutMs: number;
-  /** A listen ended from the upstream's side while the connection was open. */
-  onLost(reason: string): void;
+  readonly logger: Logger;
+  /** What may have changed while a dropped listen was being reopened, said as the upstream would. */
+  announce(notification: UpstreamNotification): void;
 }
 
 export class ModernListens {
   #lists: McpSubscription | undefined;
   #resources: McpSubscription | undefined;
   #uris: readonly string[] = [];
-  /** Filter changes, one after another: each re-listen starts from the set the last one left. */
+  /** Listen changes, one after another: each re-listen starts from the set the last one left. */
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #timers = new Set<NodeJS.Timeout>();
   #closed = false;
 
   constructor(private readonly options: ModernListensOptions) {}
 
-  /** The URIs whose updates the current resource listen carries. */
-  get subscribedUris(): readonly string[] {
-    return this.#uris;
-  }
-
   /** Opens the list-change listen and, when `uris` is not empty, the resource listen. */
   async start(uris: readonly string[]): Promise<void> {
     const filter = listChangeFilter(this.options.capabilities);
-    if (Object.keys(filter).length > 0) this.#lists = await this.#open(filter, 'list changes');
+    if (Object.keys(filter).length > 0) this.#lists = await this.#open('lists', filter);
     if (uris.length > 0) await this.#relisten([...new Set(uris)]);
   }
 
@@ -61,6 +64,8 @@ export class ModernListens {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
     const open = [this.#lists, this.#resources];
     this.#lists = this.#resources = undefined;
     await Promise.all(open.map((subscription) => subscription?.close()));
@@ -74,7 +79,7 @@ export class ModernListens {
 
   async #relisten(uris: string[]): Promise<void> {
     const previous = this.#resources;
-    const next = uris.length === 0 ? undefined : await this.#open({ resourceSubscriptions: uris }, 'resource updates');
+    const next = uris.length === 0 ? undefined : await this.#open('resources', { resourceSubscriptions: uris });
     if (next && next.honoredFilter.resourceSubscriptions === undefined) {
       await next.close();
       // What a 2025 server without resource subscriptions answers to resources/subscribe.
@@ -85,7 +90,7 @@ export class ModernListens {
     await previous?.close();
   }
 
-  async #open(filter: SubscriptionFilter, what: string): Promise<McpSubscription> {
+  async #open(kind: ListenKind, filter: SubscriptionFilter): Promise<McpSubscription> {
     let subscription: McpSubscription;
     try {
       subscription = await this.options.client.listen(filter, { timeout: this.options.ackTimeoutMs });
@@ -93,10 +98,37 @@ export class ModernListens {
       throw translateRequestError(this.options.server, 'subscriptions/listen', this.options.ackTimeoutMs, error, undefined);
     }
     void subscription.closed.then((cause) => {
-      const current = subscription === this.#lists || subscription === this.#resources;
-      if (cause !== 'local' && current && !this.#closed) this.options.onLost(`the upstream ended its ${what} listen (${cause})`);
+      if (cause === 'local' || this.#closed || !this.#isCurrent(kind, subscription)) return;
+      this.options.logger.warn({ listen: kind, cause }, 'the upstream ended a subscriptions/listen; listening again');
+      this.#listenAgain(kind, subscription, 0);
     });
     return subscription;
+  }
+
+  #isCurrent(kind: ListenKind, subscription: McpSubscription): boolean {
+    return (kind === 'lists' ? this.#lists : this.#resources) === subscription;
+  }
+
+  /** Reopens an ended listen after a backoff, unless it was replaced or closed meanwhile. */
+  #listenAgain(kind: ListenKind, ended: McpSubscription, attempt: number): void {
+    const delayMs = Math.min(RELISTEN_BACKOFF.maxMs, RELISTEN_BACKOFF.initialMs * 2 ** attempt);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      void this.#enqueue(async () => {
+        if (this.#closed || !this.#isCurrent(kind, ended)) return;
+        if (kind === 'lists') {
+          this.#lists = await this.#open('lists', listChangeFilter(this.options.capabilities));
+          for (const method of listChangeMethods(this.#lists.honoredFilter)) this.options.announce({ method });
+        } else {
+          await this.#relisten([...this.#uris]);
+          for (const uri of this.#uris) this.options.announce({ method: 'notifications/resources/updated', params: { uri } });
+        }
+      }).catch(() => {
+        if (!this.#closed) this.#listenAgain(kind, ended, attempt + 1);
+      });
+    }, delayMs);
+    timer.unref();
+    this.#timers.add(timer);
   }
 }
 
@@ -107,6 +139,14 @@ function listChangeFilter(capabilities: Readonly<Record<string, unknown>>): Subs
     ...(capabilities.prompts !== undefined && { promptsListChanged: true }),
     ...(capabilities.resources !== undefined && { resourcesListChanged: true }),
   };
+}
+
+function listChangeMethods(filter: SubscriptionFilter): string[] {
+  return [
+    ...(filter.toolsListChanged === true ? ['notifications/tools/list_changed'] : []),
+    ...(filter.promptsListChanged === true ? ['notifications/prompts/list_changed'] : []),
+    ...(filter.resourcesListChanged === true ? ['notifications/resources/list_changed'] : []),
+  ];
 }
 
 /**

@@ -11,6 +11,7 @@ import { openConnection } from '../../src/upstream/connection.js';
 import { STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/negotiation.js';
 import { SupervisedUpstream } from '../../src/upstream/supervised-upstream.js';
 import type { UpstreamNotification } from '../../src/upstream/types.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { everythingStdio, modernServerStdio, startModernServerHttp } from '../support/upstreams.js';
 
 type UpstreamInput = NonNullable<ConfigInput['mcpServers']>[string];
@@ -199,6 +200,36 @@ describe('a connection to a modern upstream over HTTP', () => {
       const { upstream } = await supervise(`http-${eras}`, { url: server.url });
       expect(upstream.info).toMatchObject({ era: 'modern', protocolVersion: '2026-07-28', transport: 'streamable-http' });
     }
+  });
+});
+
+describe('a connection to a modern upstream whose listen streams drop', () => {
+  it('listens again, stays ready, and says what may have changed meanwhile', async () => {
+    const server = await startModernServerHttp('modern');
+    cleanups.push(() => server.stop());
+    const proxy = await startTcpProxy(server.url);
+    cleanups.push(() => proxy.close());
+    const { upstream, notifications } = await supervise('dropped', { url: proxy.url });
+    await upstream.request('resources/subscribe', { uri: 'note://current' });
+
+    const states: string[] = [];
+    upstream.onStateChange((state) => states.push(state));
+    // Every connection through the proxy ends, the two listen streams with them.
+    proxy.down();
+    proxy.up();
+    const missed = [
+      { method: 'notifications/prompts/list_changed' },
+      { method: 'notifications/resources/list_changed' },
+      { method: 'notifications/resources/updated', params: { uri: 'note://current' } },
+      { method: 'notifications/tools/list_changed' },
+    ];
+    await expect.poll(() => [...notifications].sort((a, b) => a.method.localeCompare(b.method)), POLL).toEqual(missed);
+    expect(logs).toContainEqual(expect.objectContaining({ server: 'dropped', msg: 'the upstream ended a subscriptions/listen; listening again' }));
+
+    await upstream.request('tools/call', { name: 'set_note', arguments: { text: 'after the drop' } });
+    await expect.poll(() => notifications.length, POLL).toBe(missed.length + 1);
+    expect(notifications.at(-1)).toEqual({ method: 'notifications/resources/updated', params: { uri: 'note://current' } });
+    expect(states).toEqual([]);
   });
 });
 
