@@ -6,7 +6,5 @@ import type { Upstream } from '../upstream/types.js';
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 export function speaksModern(upstream: Pick<Upstream, 'info'>): boolean {
-  const version = upstream.info?.protocolVersion;
-  // Revisions are dates, so later ones sort after it as strings.
-  return version !== undefined && version >= MODERN_PROTOCOL_VERSION;
+  return upstream.info?.era === 'modern';
 }

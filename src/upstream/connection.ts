@@ -1,37 +1,21 @@
 // One live connection to one upstream through the official client SDK (v2): the transport for the
-// configured kind, the initialize handshake, and a request path that hands results back untouched.
-import {
-  Client,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Transport,
-} from '@modelcontextprotocol/client';
+// configured kind, the era negotiation (negotiation.ts), and a request path that hands results
+// back untouched, the same for both eras (the modern one's differences: era-path.ts).
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Logger } from '../observe/logger.js';
 import { isStdioUpstream, type HttpUpstreamConfig, type StdioUpstreamConfig, type UpstreamConfig } from '../config/schema.js';
 import { guardedCommand } from './child-guard.js';
-import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
+import type { CarriedState } from './carried-state.js';
+import { openEraPath, type EraPath } from './era-path.js';
+import { passThroughSchemas } from './pass-through.js';
+import { UpstreamUnavailableError } from './errors.js';
+import { withoutSubscriptionId } from './modern-listens.js';
+import { negotiatedInfo, negotiationFor } from './negotiation.js';
+import { describeConnectError, errorMessage, isNotInEra, translateRequestError } from './request-errors.js';
 import { pipeLinesToLog } from './stderr-log.js';
 import type { JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
-
-/**
- * Accepts any result object as it is. The gateway relays what upstreams say; checking result
- * shapes is the client's business, and an SDK schema would drop fields newer than the SDK.
- */
-const passThroughResult = {
-  '~standard': {
-    version: 1 as const,
-    vendor: 'switchboard',
-    validate: (value: unknown) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as JsonObject }
-        : { issues: [{ message: 'the result is not a JSON object' }] },
-  },
-};
 
 /** The server-to-client requests the gateway relays to its clients. */
 export const RELAYED_SERVER_REQUESTS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -39,7 +23,8 @@ export const RELAYED_SERVER_REQUESTS = ['sampling/createMessage', 'elicitation/c
 /**
  * What the gateway tells upstreams it can do as their client: whatever any of its clients may
  * do, since it relays these requests to the client session they belong to (and answers with an
- * error when that client cannot).
+ * error when that client cannot). A modern upstream gets this in each request's envelope unless
+ * the gateway names the calling client's own capabilities (see Upstream.request).
  */
 const GATEWAY_CLIENT_CAPABILITIES = {
   sampling: {},
@@ -47,21 +32,10 @@ const GATEWAY_CLIENT_CAPABILITIES = {
   roots: { listChanged: true },
 };
 
-/** Hands the upstream's params over as they are; the client that answers checks them. */
-const passThroughSchemas = {
-  params: {
-    '~standard': {
-      version: 1 as const,
-      vendor: 'switchboard',
-      validate: (value: unknown) => ({ value: (value ?? undefined) as JsonObject | undefined }),
-    },
-  },
-  result: passThroughResult,
-};
-
 /**
- * Starting a process and its initialize can take seconds on a loaded machine even when the
- * server's calls are quick, so a short per-request timeoutMs does not apply to connecting.
+ * Starting a process and its initialize (or server/discover and the listens) can take seconds on
+ * a loaded machine even when the server's calls are quick, so a short per-request timeoutMs does
+ * not apply to connecting.
  */
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 
@@ -75,6 +49,8 @@ export interface ConnectionHandlers {
 export interface UpstreamConnection {
   readonly info: UpstreamInfo;
   request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject>;
+  /** Resolves when the upstream answers a cheap request (ping; server/discover on a modern one). */
+  ping(timeoutMs: number): Promise<void>;
   notify(method: string, params?: JsonObject): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,6 +63,8 @@ export interface OpenConnectionOptions {
    * transport sends this Mcp-Session-Id and the SDK skips initialize.
    */
   resumeSessionId?: string;
+  /** What earlier connections were asked that this one must ask again. */
+  carried?: CarriedState;
   logger: Logger;
   handlers: ConnectionHandlers;
 }
@@ -154,104 +132,94 @@ function sseTransport(config: HttpUpstreamConfig): Transport {
   });
 }
 
-async function connectWith(
-  { name, config, handlers }: OpenConnectionOptions,
-  kind: UpstreamInfo['transport'],
-  makeTransport: () => Transport,
-): Promise<UpstreamConnection> {
-  const client = new Client(GATEWAY_IMPLEMENTATION, { capabilities: GATEWAY_CLIENT_CAPABILITIES });
+async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['transport'], makeTransport: () => Transport): Promise<UpstreamConnection> {
+  const { name, config, handlers } = options;
+  const client = new Client(GATEWAY_IMPLEMENTATION, {
+    capabilities: GATEWAY_CLIENT_CAPABILITIES,
+    versionNegotiation: negotiationFor(kind, options.resumeSessionId !== undefined),
+    // The gateway decides how to ask its own client for input (design.md, "Eras"): an
+    // input_required result comes back as it is, never fulfilled by the SDK's handlers.
+    inputRequired: { autoFulfill: false },
+  });
   for (const method of RELAYED_SERVER_REQUESTS) {
     client.setRequestHandler(method, passThroughSchemas, async (params, context) =>
       handlers.onServerRequest({ method, ...(params !== undefined && { params: params as JsonObject }), signal: context.mcpReq.signal }),
     );
   }
   let closing = false;
-  // Before connect() resolves, a dying process is reported by connect() rejecting; only a live
-  // connection that ends is news for the supervisor.
+  // Only a connection handed to the supervisor is news for it. While opening, a loss fails the
+  // opening instead, and a notification is dropped: the gateway's catalogue fetches the lists once
+  // the upstream is ready, which covers any change that came before.
   let connected = false;
-  client.fallbackNotificationHandler = async (notification) => {
-    handlers.onNotification({ method: notification.method, ...(notification.params && { params: notification.params }) });
+  let lostWhileOpening: string | undefined;
+  const lost = (reason: string): void => {
+    if (closing) return;
+    if (connected) handlers.onClosed(reason);
+    else lostWhileOpening ??= reason;
   };
-  client.onclose = () => {
-    if (connected && !closing) handlers.onClosed('the connection closed');
+  const deliver = (notification: UpstreamNotification): void => {
+    if (connected) handlers.onNotification(notification);
   };
+  client.fallbackNotificationHandler = async (notification) =>
+    deliver(withoutSubscriptionId({ method: notification.method, ...(notification.params && { params: notification.params }) }));
+  client.onclose = () => lost('the connection closed');
   // Transport errors (a failed SSE reconnect, a broken pipe) are reported by onclose or by the
   // request that hit them; nothing to do here but keep the SDK from logging to the console.
   client.onerror = () => {};
 
+  const connectTimeoutMs = Math.max(config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
   const transport = makeTransport();
+  let info: UpstreamInfo;
+  let path: EraPath;
   try {
-    await client.connect(transport, { timeout: Math.max(config.timeoutMs, MIN_CONNECT_TIMEOUT_MS) });
+    await client.connect(transport, { timeout: connectTimeoutMs });
+    info = negotiatedInfo(client, kind, transport.sessionId);
+    path = await openEraPath({
+      server: name,
+      client,
+      capabilities: info.capabilities,
+      carried: options.carried ?? { subscriptions: [] },
+      timeoutMs: connectTimeoutMs,
+      logger: options.logger,
+      announce: deliver,
+    });
+    if (lostWhileOpening !== undefined) throw new UpstreamUnavailableError(name, lostWhileOpening);
+    // Nothing awaits between here and the supervisor taking the connection, so no event comes first.
+    connected = true;
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});
-    throw new UpstreamUnavailableError(name, describeConnectError(error));
+    throw error instanceof UpstreamUnavailableError ? error : new UpstreamUnavailableError(name, describeConnectError(error));
   }
-
-  connected = true;
-  const info: UpstreamInfo = {
-    protocolVersion: client.getNegotiatedProtocolVersion(),
-    serverInfo: client.getServerVersion(),
-    capabilities: client.getServerCapabilities() ?? {},
-    instructions: client.getInstructions(),
-    ...(transport.sessionId !== undefined && { sessionId: transport.sessionId }),
-    transport: kind,
-  };
 
   return {
     info,
-    async request(method, params, { signal, timeoutMs, onProgress }) {
+    async request(method, params, requestOptions) {
       try {
-        return (await client.request({ method, ...(params && { params }) }, passThroughResult, {
-          timeout: timeoutMs,
-          ...(signal && { signal }),
-          ...(onProgress && { onprogress: onProgress }),
-        })) as JsonObject;
+        return await path.request(method, params, requestOptions);
       } catch (error) {
-        throw translateRequestError(name, method, timeoutMs, error, signal);
+        throw translateRequestError(name, method, requestOptions.timeoutMs, error, requestOptions.signal);
+      }
+    },
+    async ping(timeoutMs) {
+      try {
+        await path.ping(timeoutMs);
+      } catch (error) {
+        throw translateRequestError(name, 'ping', timeoutMs, error, undefined);
       }
     },
     async notify(method, params) {
       try {
         await client.notification({ method, ...(params && { params }) });
       } catch (error) {
+        if (isNotInEra(error)) return;
         throw new UpstreamUnavailableError(name, errorMessage(error));
       }
     },
     async close() {
       closing = true;
+      await path.close().catch(() => {});
       await client.close();
     },
   };
-}
-
-function translateRequestError(
-  server: string,
-  method: string,
-  timeoutMs: number,
-  error: unknown,
-  signal: AbortSignal | undefined,
-): Error {
-  if (signal?.aborted) return new UpstreamCancelledError(server, method);
-  if (error instanceof ProtocolError) return new UpstreamRpcError(server, error.code, stripSdkPrefix(error.message), error.data);
-  if (error instanceof SdkError) {
-    if (error.code === SdkErrorCode.RequestTimeout) return new UpstreamTimeoutError(server, method, timeoutMs);
-    return new UpstreamUnavailableError(server, error.message);
-  }
-  return new UpstreamUnavailableError(server, errorMessage(error));
-}
-
-/** The SDK puts "MCP error -32602: " in front of the upstream's message; the code travels separately. */
-function stripSdkPrefix(message: string): string {
-  return message.replace(/^MCP error -?\d+: /, '');
-}
-
-function describeConnectError(error: unknown): string {
-  const message = errorMessage(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `could not connect: ${message}${cause}`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

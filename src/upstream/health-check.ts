@@ -1,7 +1,7 @@
-// Periodic pings on a live connection (MCP `ping`), so an upstream that hangs (a wedged process, a
-// server behind a dead load balancer) is noticed before a client's call runs into its timeout. One
-// ping at a time; the next is scheduled after the previous one ends, so a slow upstream is never
-// sent a pile of them.
+// Periodic pings on a live connection (MCP `ping`, or `server/discover` on a 2026-07-28 upstream,
+// whose era has no ping), so an upstream that hangs (a wedged process, a server behind a dead
+// load balancer) is noticed before a client's call runs into its timeout. One ping at a time; the
+// next is scheduled after the previous one ends, so a slow upstream is never sent a pile of them.
 import { UpstreamRpcError } from './errors.js';
 
 export interface PingOptions {

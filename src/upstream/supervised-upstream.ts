@@ -5,6 +5,7 @@
 // it (circuit.ts); either way it is reconnected like a crashed one.
 import type { Logger } from '../observe/logger.js';
 import type { UpstreamConfig } from '../config/schema.js';
+import { CarriedStateRecorder } from './carried-state.js';
 import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
 import { UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
@@ -57,6 +58,8 @@ export class SupervisedUpstream implements Upstream {
   readonly #ping: PingOptions | false;
   readonly #failures: ConsecutiveFailures;
   #stopPinging: (() => void) | undefined;
+  /** What each new connection asks of the upstream again (carried-state.ts). */
+  readonly #carried = new CarriedStateRecorder();
 
   constructor(
     readonly name: string,
@@ -84,7 +87,7 @@ export class SupervisedUpstream implements Upstream {
     return {
       state: this.#state,
       since: this.#since.toISOString(),
-      ...(this.#info && { transport: this.#info.transport }),
+      ...(this.#info && { transport: this.#info.transport, protocolVersion: this.#info.protocolVersion }),
       ...(this.#lastError !== undefined && this.#state !== 'ready' && { lastError: this.#lastError }),
     };
   }
@@ -115,6 +118,7 @@ export class SupervisedUpstream implements Upstream {
     try {
       const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
       if (this.#connection === connection) this.#failures.succeeded();
+      this.#carried.succeeded(method, params);
       return result;
     } catch (error) {
       this.#countFailure(connection, error);
@@ -149,6 +153,7 @@ export class SupervisedUpstream implements Upstream {
         config: this.config,
         // Only the first connection continues the recorded session; a reconnect starts afresh.
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
+        carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {
           onNotification: (notification) => {
@@ -175,7 +180,12 @@ export class SupervisedUpstream implements Upstream {
       this.#failures.succeeded();
       this.#watchHealth(connection);
       this.#logger.info(
-        { transport: connection.info.transport, protocolVersion: connection.info.protocolVersion, upstream: connection.info.serverInfo },
+        {
+          transport: connection.info.transport,
+          era: connection.info.era,
+          protocolVersion: connection.info.protocolVersion,
+          upstream: connection.info.serverInfo,
+        },
         'upstream connected',
       );
       this.#setState('ready');
@@ -194,7 +204,7 @@ export class SupervisedUpstream implements Upstream {
     this.#stopPinging = undefined;
     if (this.#ping === false) return;
     this.#stopPinging = startPinging(
-      (timeoutMs) => connection.request('ping', undefined, { timeoutMs }),
+      (timeoutMs) => connection.ping(timeoutMs),
       this.#ping,
       (reason) => this.#abandon(connection, reason),
     );

@@ -74,10 +74,19 @@ export function connect(generation: SdkGeneration, url: string): Promise<TestCli
  */
 const GATEWAY_AS_CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
+export interface DirectOptions {
+  /** Negotiate the era (server/discover first), as the gateway does; needed for a modern-only upstream. */
+  readonly negotiate?: boolean;
+}
+
 /** A client straight to an upstream, to compare what the gateway says with what the upstream says. */
-export async function connectDirect(upstream: StdioUpstream | { url: string }): Promise<TestClient> {
+export async function connectDirect(upstream: StdioUpstream | { url: string }, options: DirectOptions = {}): Promise<TestClient> {
+  const clientOptions = {
+    capabilities: GATEWAY_AS_CLIENT_CAPABILITIES,
+    ...(options.negotiate === true && { versionNegotiation: { mode: 'auto' as const } }),
+  };
   if ('url' in upstream) {
-    const client = new ClientV2(CLIENT_INFO, { capabilities: GATEWAY_AS_CLIENT_CAPABILITIES });
+    const client = new ClientV2(CLIENT_INFO, clientOptions);
     const transport = new HttpTransportV2(new URL(upstream.url));
     await client.connect(transport);
     return {
@@ -91,7 +100,7 @@ export async function connectDirect(upstream: StdioUpstream | { url: string }): 
       },
     };
   }
-  const client = new ClientV2(CLIENT_INFO, { capabilities: GATEWAY_AS_CLIENT_CAPABILITIES });
+  const client = new ClientV2(CLIENT_INFO, clientOptions);
   await client.connect(
     new StdioClientTransport({ command: upstream.command, args: upstream.args, env: upstream.env, stderr: 'ignore' }),
   );

@@ -33,7 +33,8 @@ export type FixtureName =
   | 'header-echo-server'
   | 'interactive-server'
   | 'conformance-server'
-  | 'conformance-2026-server';
+  | 'conformance-2026-server'
+  | 'modern-server';
 /** header-echo-server exists to show HTTP headers, so it has no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server'>;
 
@@ -124,4 +125,14 @@ function removeOnExit(dir: string): void {
 
 function fixturePath(name: FixtureName): string {
   return join(FIXTURES_DIR, `${name}.ts`);
+}
+
+/** modern-server (a 2026-07-28 fixture) over stdio; `modern` refuses a 2025 `initialize`. */
+export function modernServerStdio(eras: 'dual' | 'modern' = 'modern'): StdioUpstream {
+  return stdioFixture('modern-server', { ERAS: eras });
+}
+
+/** modern-server over Streamable HTTP: `dual` serves 2025 sessions too, `modern` refuses them. */
+export function startModernServerHttp(eras: 'dual' | 'modern'): Promise<HttpUpstream> {
+  return startHttpFixture('modern-server', { ERAS: eras });
 }

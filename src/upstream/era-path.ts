@@ -1,0 +1,93 @@
+// The request path of a live connection, by era. A legacy (2025) upstream gets the gateway's
+// requests as they are, and what earlier connections were asked (carried-state.ts) is asked
+// again. A modern (2026-07-28) one gets the translations of modern-requests.ts and the listens of
+// modern-listens.ts, which start from the carried subscriptions and log level.
+import type { Client } from '@modelcontextprotocol/client';
+import type { Logger } from '../observe/logger.js';
+import type { CarriedState } from './carried-state.js';
+import { UpstreamRpcError } from './errors.js';
+import { ModernListens } from './modern-listens.js';
+import { ModernRequests, type SendRequest } from './modern-requests.js';
+import { passThroughResult } from './pass-through.js';
+import { errorMessage } from './request-errors.js';
+import type { JsonObject, UpstreamNotification, UpstreamRequestOptions } from './types.js';
+
+export interface EraPath {
+  request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject>;
+  ping(timeoutMs: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface EraPathOptions {
+  readonly server: string;
+  /** Connected: its era is known. */
+  readonly client: Client;
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly carried: CarriedState;
+  /** For the requests made while opening (asking again, listening). */
+  readonly timeoutMs: number;
+  readonly logger: Logger;
+  /** Notifications the path makes up itself (what a reopened listen may have missed). */
+  announce(notification: UpstreamNotification): void;
+}
+
+export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
+  const send = sendThrough(options.client);
+  return options.client.getProtocolEra() === 'modern' ? openModern(options, send) : openLegacy(options, send);
+}
+
+/**
+ * One request, its result as the upstream sent it: on a modern connection an input_required
+ * result too (allowInputRequired; a legacy connection has no such result and ignores it).
+ */
+function sendThrough(client: Client): SendRequest {
+  return async (method, params, { signal, timeoutMs, onProgress }) =>
+    (await client.request({ method, ...(params && { params }) }, passThroughResult, {
+      timeout: timeoutMs,
+      allowInputRequired: true,
+      ...(signal && { signal }),
+      ...(onProgress && { onprogress: onProgress }),
+    })) as JsonObject;
+}
+
+async function openLegacy(options: EraPathOptions, send: SendRequest): Promise<EraPath> {
+  const { subscriptions, logLevel } = options.carried;
+  const again = (method: string, params: JsonObject) =>
+    send(method, params, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
+      options.logger.warn({ method, params, err: errorMessage(error) }, 'could not repeat a request of the previous connection');
+    });
+  await Promise.all([
+    ...subscriptions.map((uri) => again('resources/subscribe', { uri })),
+    ...(logLevel !== undefined ? [again('logging/setLevel', { level: logLevel })] : []),
+  ]);
+  return {
+    request: send,
+    ping: (timeoutMs) => send('ping', undefined, { timeoutMs }),
+    close: async () => {},
+  };
+}
+
+async function openModern(options: EraPathOptions, send: SendRequest): Promise<EraPath> {
+  const listens = new ModernListens({
+    server: options.server,
+    client: options.client,
+    capabilities: options.capabilities,
+    ackTimeoutMs: options.timeoutMs,
+    logger: options.logger,
+    announce: options.announce,
+  });
+  try {
+    await listens.start(options.carried.subscriptions);
+  } catch (error) {
+    // An upstream that refuses to listen still serves its tools; only its news is lost (and a
+    // transport failure fails the connection, by the rethrow).
+    if (!(error instanceof UpstreamRpcError)) throw error;
+    options.logger.warn({ err: error.message, code: error.code }, 'the upstream refused subscriptions/listen: its list changes and resource updates will not be seen');
+  }
+  const requests = new ModernRequests(options.server, send, listens, options.carried.logLevel);
+  return {
+    request: (method, params, requestOptions) => requests.request(method, params, requestOptions),
+    ping: (timeoutMs) => requests.ping(timeoutMs),
+    close: () => listens.close(),
+  };
+}
