@@ -2,7 +2,8 @@
 // under io.modelcontextprotocol/) describes the client and its era to the gateway, not to the
 // upstream: it is dropped, and a 2026 upstream is told instead what this caller declared, never
 // more. An MRTR retry's inputResponses and requestState are the gateway's business too (the state
-// is sealed by the gateway); the upstream gets its own back only when it asked for input itself.
+// is sealed by the gateway); the upstream gets its own back only when it asked for input itself,
+// and a 2026 upstream gets the answers a client volunteered without any state.
 import type { Caller } from './caller.js';
 import { isJsonObject, type JsonObject } from './json.js';
 
@@ -31,7 +32,7 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
   if (!modernUpstream && !retry && params._meta === undefined && params.inputResponses === undefined && params.requestState === undefined) {
     return params;
   }
-  const { _meta: clientMeta, inputResponses: _responses, requestState: _state, ...rest } = params;
+  const { _meta: clientMeta, inputResponses: clientResponses, requestState: _state, ...rest } = params;
   const meta: JsonObject = {};
   if (isJsonObject(clientMeta)) {
     for (const [key, value] of Object.entries(clientMeta)) {
@@ -49,6 +50,9 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
   if (retry) {
     forwarded.inputResponses = retry.inputResponses;
     if (retry.requestState !== undefined) forwarded.requestState = retry.requestState;
+  } else if (modernUpstream && clientResponses !== undefined) {
+    // Answers a client gives up front, without a state of ours: a stateless 2026 upstream may use them.
+    forwarded.inputResponses = clientResponses;
   }
   return forwarded;
 }

@@ -3,15 +3,13 @@
 // the methods that name something. A body and headers that disagree are refused (-32020), since
 // something in front of the gateway may have decided on the headers.
 import type { JsonObject } from '../gateway/json.js';
+import { decodeHeaderValue, mirroredParams, valueAtPath } from '../protocol/mirrored-params.js';
 
 const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
 };
-const SENTINEL = /^=\?base64\?(.*)\?=$/s;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface MirroredHeaders {
   readonly protocolVersion: string | undefined;
@@ -39,56 +37,9 @@ export function headerMismatch(headers: MirroredHeaders, body: { method: string;
   return undefined;
 }
 
-/**
- * A header value, Base64-decoded when it uses the sentinel form `=?base64?...?=`; undefined when
- * what is inside the sentinel is not Base64 of UTF-8. Anything else is the value itself.
- */
-export function decodeHeaderValue(value: string): string | undefined {
-  const match = SENTINEL.exec(value);
-  if (!match) return value;
-  const encoded = match[1]!;
-  if (!BASE64.test(encoded) || encoded.length % 4 !== 0) return undefined;
-  try {
-    return utf8.decode(Buffer.from(encoded, 'base64'));
-  } catch {
-    return undefined;
-  }
-}
-
 /** Values from the client are quoted back in errors, never at length. */
 function clip(value: string): string {
   return value.length > 80 ? `${value.slice(0, 80)}...` : value;
-}
-
-/** One tool parameter that its schema asks clients to mirror as `Mcp-Param-{header}`. */
-interface MirroredParam {
-  readonly path: readonly string[];
-  readonly header: string;
-}
-
-/** Per tool schema object: walked once, then reused while the catalogue keeps the same object. */
-const mirroredParamsOf = new WeakMap<object, readonly MirroredParam[]>();
-
-function mirroredParams(inputSchema: JsonObject): readonly MirroredParam[] {
-  let params = mirroredParamsOf.get(inputSchema);
-  if (!params) {
-    params = collectMirrored(inputSchema, []);
-    mirroredParamsOf.set(inputSchema, params);
-  }
-  return params;
-}
-
-function collectMirrored(schema: JsonObject, path: readonly string[]): MirroredParam[] {
-  const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return [];
-  const found: MirroredParam[] = [];
-  for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
-    if (typeof property !== 'object' || property === null || Array.isArray(property)) continue;
-    const annotated = (property as JsonObject)['x-mcp-header'];
-    if (typeof annotated === 'string' && annotated !== '') found.push({ path: [...path, key], header: annotated });
-    found.push(...collectMirrored(property as JsonObject, [...path, key]));
-  }
-  return found;
 }
 
 /**
@@ -97,8 +48,7 @@ function collectMirrored(schema: JsonObject, path: readonly string[]): MirroredP
  */
 export function paramHeaderMismatch(inputSchema: JsonObject, args: unknown, header: (name: string) => string | undefined): string | undefined {
   for (const { path, header: suffix } of mirroredParams(inputSchema)) {
-    let value: unknown = args;
-    for (const key of path) value = typeof value === 'object' && value !== null ? (value as JsonObject)[key] : undefined;
+    const value = valueAtPath(args, path);
     if (value === undefined || value === null) continue;
     const raw = header(`mcp-param-${suffix.toLowerCase()}`);
     if (raw === undefined) return `the Mcp-Param-${suffix} header is required when arguments.${path.join('.')} is given`;

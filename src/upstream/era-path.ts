@@ -41,12 +41,13 @@ export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
  * result too (allowInputRequired; a legacy connection has no such result and ignores it).
  */
 function sendThrough(client: Client): SendRequest {
-  return async (method, params, { signal, timeoutMs, onProgress }) =>
+  return async (method, params, { signal, timeoutMs, onProgress, headers }) =>
     (await client.request({ method, ...(params && { params }) }, passThroughResult, {
       timeout: timeoutMs,
       allowInputRequired: true,
       ...(signal && { signal }),
       ...(onProgress && { onprogress: onProgress }),
+      ...(headers && { headers }),
     })) as JsonObject;
 }
 

@@ -10,16 +10,28 @@
 //   - ping does not exist; server/discover is the cheap request every modern server must answer.
 // Everything else goes out as it is; the SDK adds the reserved `_meta` envelope, under any keys
 // the caller set itself (see types.ts).
+import { mirroredHeaders } from '../protocol/mirrored-params.js';
 import { UpstreamRpcError } from './errors.js';
 import type { ModernListens } from './modern-listens.js';
 import type { JsonObject, UpstreamRequestOptions } from './types.js';
 
 export const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 
-export type SendRequest = (method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }) => Promise<JsonObject>;
+export type SendRequest = (
+  method: string,
+  params: JsonObject | undefined,
+  /** headers: extra HTTP headers of this one request (a Streamable HTTP upstream; stdio ignores them). */
+  options: UpstreamRequestOptions & { timeoutMs: number; headers?: Record<string, string> },
+) => Promise<JsonObject>;
 
 export class ModernRequests {
   #logLevel: string | undefined;
+  /**
+   * Input schemas of the upstream's tools, as its tools/list pages pass through here: a tools/call
+   * mirrors the parameters they mark with x-mcp-header into Mcp-Param-* headers (SEP-2243), as
+   * a 2026 client must, so that the upstream (or whatever stands in front of it) accepts it.
+   */
+  readonly #toolSchemas = new Map<string, JsonObject>();
 
   constructor(
     private readonly server: string,
@@ -41,8 +53,28 @@ export class ModernRequests {
       case 'logging/setLevel':
         this.#logLevel = this.#stringParam(params, 'level');
         return {};
+      case 'tools/list': {
+        const page = await this.send(method, withLogLevel(params, this.#logLevel), options);
+        this.#rememberSchemas(params, page);
+        return page;
+      }
+      case 'tools/call': {
+        const schema = typeof params?.name === 'string' ? this.#toolSchemas.get(params.name) : undefined;
+        const headers = schema && mirroredHeaders(schema, params?.arguments);
+        const withHeaders = headers && Object.keys(headers).length > 0 ? { ...options, headers } : options;
+        return this.send(method, withLogLevel(params, this.#logLevel), withHeaders);
+      }
       default:
         return this.send(method, withLogLevel(params, this.#logLevel), options);
+    }
+  }
+
+  #rememberSchemas(params: JsonObject | undefined, page: JsonObject): void {
+    // A first page starts the list afresh: tools that are gone take their schemas with them.
+    if (params?.cursor === undefined) this.#toolSchemas.clear();
+    if (!Array.isArray(page.tools)) return;
+    for (const tool of page.tools as unknown[]) {
+      if (isObject(tool) && typeof tool.name === 'string' && isObject(tool.inputSchema)) this.#toolSchemas.set(tool.name, tool.inputSchema);
     }
   }
 

@@ -45,6 +45,17 @@ export class InputCollector {
     }
   }
 
+  /** Why `responses` cannot answer the questions last asked (an answer that is not a result object). */
+  problemWith(responses: JsonObject): string | undefined {
+    for (const [key, question] of this.#questions) {
+      const response = responses[key];
+      if (question.asked && response !== undefined && (typeof response !== 'object' || response === null || Array.isArray(response))) {
+        return `inputResponses["${key}"] must be an object (the result of ${question.request.method})`;
+      }
+    }
+    return undefined;
+  }
+
   /**
    * The client's answers to the questions last asked. A question left unanswered is asked again
    * in the next round (the spec's "request the missing information again").

@@ -24,7 +24,9 @@ export type ResumeOutcome =
   | { kind: 'missing-capability'; capability: string }
   | { kind: 'cancelled' }
   /** No such call waiting for that round: it expired, finished, or the state was used already. */
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  /** The answers do not fit the questions; the call still waits for a correct retry. */
+  | { kind: 'invalid'; reason: string };
 type WireOutcome = ResumeOutcome;
 
 interface Parked {
@@ -106,6 +108,8 @@ export class ParkedCalls {
   ): Promise<ResumeOutcome> {
     const parked = this.#parked.get(id);
     if (!parked || parked.call.round !== round) return { kind: 'gone' };
+    const problem = parked.call.collector.problemWith(inputResponses);
+    if (problem !== undefined) return { kind: 'invalid', reason: problem };
     const call = this.#take(id);
     if (!call) return { kind: 'gone' };
     call.answer(inputResponses);

@@ -59,11 +59,16 @@ function mirroredParamMismatch(c: Context<AppEnv>, message: JsonRpcRequest | Jso
   return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => c.req.header(name));
 }
 
-/** Refusals before serving are HTTP errors; an unknown method is 404, as the transport says. */
+/**
+ * The transport's statuses: an unknown method is 404; the refusals 2026-07-28 defines (a header
+ * mismatch, a missing client capability, an unsupported version), whoever raised them, and any
+ * refusal before serving (a bad envelope or state) are 400; everything else is a JSON-RPC answer.
+ */
 function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
   if (!('error' in response)) return 200;
-  if (response.error.code === -32601) return 404;
-  return refused ? 400 : 200;
+  const { code } = response.error;
+  if (code === -32601) return 404;
+  return refused || code === -32020 || code === -32021 || code === -32022 ? 400 : 200;
 }
 
 async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: ModernRouteOptions): Promise<Response> {
