@@ -33,6 +33,8 @@ export interface CatalogChange {
   /** Each changed kind, with a digest of the causing server's lists before and after. */
   readonly kinds: ReadonlyMap<ListKind, string>;
   readonly seenByAllReplicas: boolean;
+  /** The server whose lists changed, when one did (not a reconfiguration). */
+  readonly server?: string;
   /** The merged views before and after: sessions filtered by policy compare their own parts. */
   readonly before: CatalogView;
   readonly after: CatalogView;
@@ -226,7 +228,7 @@ export class Catalog {
     if (changed.length === 0) return;
     const kinds = new Map(changed.map((kind) => [kind, cause ? changeDigest(cause.server, kind, cause.before, cause.after) : '']));
     const seenByAllReplicas = cause !== undefined && (this.servers.find((server) => server.upstream.name === cause.server)?.seenByAllReplicas ?? false);
-    for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas, before, after: this.#view });
+    for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas, ...(cause && { server: cause.server }), before, after: this.#view });
   }
 }
 

@@ -1,6 +1,6 @@
 // When the merged catalogue changes, every session hears about it once. A remote upstream's change
-// is seen by every replica on its own connection, so only the replica that claims the change's
-// digest first announces it, to every session of every replica. A stdio upstream's change happens
+// is seen by every replica on its own connection, so only the replica that first records the
+// server's new state (Bus.claimChange) announces it, to every session of every replica. A stdio upstream's change happens
 // in one replica's own process, so that replica announces it without asking: a claim would also
 // swallow the same change repeated (a server that restarts twice within the claim's lifetime).
 import type { Logger } from '../observe/logger.js';
@@ -12,8 +12,11 @@ import type { CatalogView } from './catalog-view.js';
 import type { GatewayObserver } from './observer.js';
 import { clientSessionIds, type SessionOutbox } from './session-outbox.js';
 
-/** Long enough for every replica to have seen the same change; short enough not to mask a repeat. */
-const CLAIM_SECONDS = 10;
+/**
+ * How long a replica's claim of a change holds: every replica sees the same change within it. A
+ * repeat of a state is still announced (the claim records the state, see Bus.claimChange).
+ */
+const CLAIM_SECONDS = 60;
 
 /**
  * Which sessions a change of `kind` concerns: every session, or, under a policy, those whose own
@@ -31,14 +34,14 @@ export function announceListChanges(
   /** Also told of each change this replica announces: the 2026 listens of every replica (modern/listens.ts). */
   toListeners?: (kind: ListKind, before: CatalogView, after: CatalogView) => Promise<void>,
 ): () => void {
-  return catalog.onChange(({ kinds, seenByAllReplicas, before, after }) => {
-    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas ? digest : undefined, before, after);
+  return catalog.onChange(({ kinds, seenByAllReplicas, server, before, after }) => {
+    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas && server !== undefined ? { server, digest } : undefined, before, after);
   });
 
-  async function announce(kind: ListKind, claimDigest: string | undefined, before: CatalogView, after: CatalogView): Promise<void> {
+  async function announce(kind: ListKind, claim: { server: string; digest: string } | undefined, before: CatalogView, after: CatalogView): Promise<void> {
     const method = `notifications/${kind}/list_changed`;
     try {
-      if (claimDigest !== undefined && !(await bus.claimOnce(`list_changed:${kind}:${claimDigest}`, CLAIM_SECONDS))) return;
+      if (claim && !(await bus.claimChange(`list_changed:${kind}:${claim.server}`, claim.digest, CLAIM_SECONDS))) return;
       await toListeners?.(kind, before, after);
       const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
       observer.onNotificationForwarded({ method, sessions });

@@ -14,10 +14,12 @@ export interface Bus {
   send(replicaId: string, topic: string, payload: Record<string, unknown>): Promise<void>;
   on(topic: string, handler: BusHandler): () => void;
   /**
-   * True for exactly one caller per key within ttlSeconds, across replicas: lets every replica
-   * see the same upstream change while only one of them tells the sessions.
+   * True when `key` did not already hold `state`, which it holds from now on (for ttlSeconds), across
+   * replicas: every replica sees the same upstream change, and only the first to record the new
+   * state tells the sessions. A state that comes back later (a tool that comes and goes) is a new
+   * change again, however soon, which a claim on the state alone would swallow.
    */
-  claimOnce(key: string, ttlSeconds: number): Promise<boolean>;
+  claimChange(key: string, state: string, ttlSeconds: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

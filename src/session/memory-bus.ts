@@ -5,7 +5,7 @@ import { newReplicaId, type Bus, type BusHandler } from './bus.js';
 export class MemoryBus implements Bus {
   readonly replicaId = newReplicaId();
   readonly #topics = new EventEmitter();
-  readonly #claims = new Map<string, number>();
+  readonly #claims = new Map<string, { state: string; expiresAt: number }>();
 
   constructor() {
     this.#topics.setMaxListeners(0);
@@ -24,11 +24,11 @@ export class MemoryBus implements Bus {
     return () => this.#topics.off(topic, handler);
   }
 
-  async claimOnce(key: string, ttlSeconds: number): Promise<boolean> {
+  async claimChange(key: string, state: string, ttlSeconds: number): Promise<boolean> {
     const now = Date.now();
-    for (const [claimed, expiresAt] of this.#claims) if (expiresAt <= now) this.#claims.delete(claimed);
-    if (this.#claims.has(key)) return false;
-    this.#claims.set(key, now + ttlSeconds * 1000);
+    for (const [claimed, held] of this.#claims) if (held.expiresAt <= now) this.#claims.delete(claimed);
+    if (this.#claims.get(key)?.state === state) return false;
+    this.#claims.set(key, { state, expiresAt: now + ttlSeconds * 1000 });
     return true;
   }
 

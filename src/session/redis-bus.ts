@@ -17,6 +17,13 @@ export interface RedisBusOptions {
   keyPrefix?: string;
 }
 
+/** Sets KEYS[1] to ARGV[1] (expiring in ARGV[2] seconds) unless it already holds it; 1 when it did not. */
+const CLAIM_CHANGE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`;
+
 export class RedisBus implements Bus {
   readonly replicaId = newReplicaId();
   readonly #redis: Redis;
@@ -49,9 +56,9 @@ export class RedisBus implements Bus {
     return () => handlers.delete(handler);
   }
 
-  async claimOnce(key: string, ttlSeconds: number): Promise<boolean> {
-    const claimed = await this.#redis.set(`${this.#prefix}once:${key}`, this.replicaId, 'EX', ttlSeconds, 'NX');
-    return claimed === 'OK';
+  async claimChange(key: string, state: string, ttlSeconds: number): Promise<boolean> {
+    const claimed = await this.#redis.eval(CLAIM_CHANGE, 1, `${this.#prefix}change:${key}`, state, ttlSeconds);
+    return claimed === 1;
   }
 
   async close(): Promise<void> {
