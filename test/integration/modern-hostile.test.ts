@@ -202,7 +202,7 @@ describe('2026 envelopes with wrong types', () => {
     },
   );
 
-  it.each([['tools/destroy'], ['sampling/createMessage'], ['x']])(
+  it.each([['tools/destroy'], ['sampling/createMessage'], ['x'], ['__proto__'], ['constructor']])(
     'answers the unknown method %s with 404 and -32601',
     async (method) => {
       expectRefused(await post(main.url, modernRequest(method)), 404, -32601);
