@@ -27,6 +27,7 @@ const OTHER_SECRET = 'hostile-2026-state-secret-number-two';
 const PUBLIC_URL = 'https://mcp.hostile.test/mcp';
 const SAMPLING = { sampling: {} };
 const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** A refusal is an answer, not a wait: anything slower means the gateway went looking for trouble. */
 const REFUSAL_MS = 2_000;
 
@@ -269,6 +270,17 @@ describe('2026 requestState from a hostile client', () => {
       for (const at of [0, 5, 12, Math.floor(state.length / 2), state.length - 20, state.length - 2]) {
         const tampered = state.slice(0, at) + (state[at] === 'A' ? 'B' : 'A') + state.slice(at + 1);
         expectRefused(await post(main.url, retryOf(asked, tampered)), 400, -32602, /requestState/);
+      }
+    });
+  });
+
+  it('refuses a state whose last character is changed, even where base64 decodes both spellings to the same bytes', async () => {
+    await withParkedCall(main.url, async (asked) => {
+      const { state } = asked;
+      // Unpadded base64url whose byte count is not a multiple of 3 ends in a character with bits the
+      // decoder drops: changing only those gives another string for the same bytes.
+      for (const other of BASE64URL.replace(state.at(-1)!, '')) {
+        expectRefused(await post(main.url, retryOf(asked, state.slice(0, -1) + other)), 400, -32602, /requestState/);
       }
     });
   });
