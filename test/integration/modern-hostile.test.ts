@@ -156,6 +156,23 @@ describe('2026 headers that contradict the body', () => {
 // ---- envelopes with wrong types ----------------------------------------------------------------
 
 describe('2026 envelopes with wrong types', () => {
+  it.each([
+    ['a string', 'io.modelcontextprotocol/protocolVersion=2026-07-28'],
+    ['an array', [MODERN_VERSION]],
+    ['null', null],
+    ['missing', undefined],
+  ])('refuses _meta that is %s, on a request that says 2026-07-28 in its headers, with 400 and -32602', async (_what, meta) => {
+    const request = modernRequest('tools/call', { name: 'interactive__roots_changes', arguments: {} });
+    const params: Record<string, unknown> = { ...request.params, _meta: meta };
+    if (meta === undefined) delete params._meta;
+    expectRefused(await post(main.url, { ...request, params }, { headers: { 'mcp-protocol-version': MODERN_VERSION } }), 400, -32602, /_meta/);
+  });
+
+  it('refuses an envelope without a protocol version, on a request that says 2026-07-28 in its headers, with 400 and -32602', async () => {
+    const request = modernRequest('tools/list', {}, envelope({}, { [META_KEY.protocolVersion]: undefined }));
+    expectRefused(await post(main.url, request), 400, -32602, /protocolVersion/);
+  });
+
   it('refuses a protocol version that is a number with 400 and -32602', async () => {
     const request = modernRequest('tools/list', {}, envelope({}, { [META_KEY.protocolVersion]: 20260728 }));
     expectRefused(await post(main.url, request, { headers: { 'mcp-protocol-version': MODERN_VERSION } }), 400, -32602, /protocolVersion/);
