@@ -19,7 +19,7 @@ import {
   modernRequest,
   type ModernPostOptions,
 } from '../support/modern-http.js';
-import { openSession } from '../support/raw-http.js';
+import { openSession, rawPost } from '../support/raw-http.js';
 import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const SECRET = 'hostile-2026-state-secret-number-one';
@@ -286,7 +286,7 @@ describe('2026 requestState from a hostile client', () => {
       const { state } = asked;
       for (const at of [0, 5, 12, Math.floor(state.length / 2), state.length - 20, state.length - 2]) {
         const tampered = state.slice(0, at) + (state[at] === 'A' ? 'B' : 'A') + state.slice(at + 1);
-        expectRefused(await post(main.url, retryOf(asked, tampered)), 400, -32602, /requestState/);
+        expectRefused(await post(main.url, retryOf(asked, tampered)), 400, -32602, /requestState .*(failed verification|altered)/);
       }
     });
   });
@@ -297,7 +297,7 @@ describe('2026 requestState from a hostile client', () => {
       // Unpadded base64url whose byte count is not a multiple of 3 ends in a character with bits the
       // decoder drops: changing only those gives another string for the same bytes.
       for (const other of BASE64URL.replace(state.at(-1)!, '')) {
-        expectRefused(await post(main.url, retryOf(asked, state.slice(0, -1) + other)), 400, -32602, /requestState/);
+        expectRefused(await post(main.url, retryOf(asked, state.slice(0, -1) + other)), 400, -32602, /requestState .*(failed verification|altered)/);
       }
     });
   });
@@ -305,7 +305,7 @@ describe('2026 requestState from a hostile client', () => {
   it('refuses a truncated state, and the call still completes', async () => {
     await withParkedCall(main.url, async (asked) => {
       for (const length of [asked.state.length - 1, asked.state.length - 16, Math.floor(asked.state.length / 2), 20, 1]) {
-        expectRefused(await post(main.url, retryOf(asked, asked.state.slice(0, length))), 400, -32602, /requestState/);
+        expectRefused(await post(main.url, retryOf(asked, asked.state.slice(0, length))), 400, -32602, /requestState .*(failed verification|altered|truncated)/);
       }
     });
   });
@@ -324,7 +324,9 @@ describe('2026 requestState from a hostile client', () => {
         { state: asked.state },
         [asked.state],
       ];
-      for (const state of garbage) expectRefused(await post(main.url, retryOf(asked, state)), 400, -32602, /requestState/);
+      for (const state of garbage) {
+        expectRefused(await post(main.url, retryOf(asked, state)), 400, -32602, /requestState .*(not one this gateway issued|failed verification)/);
+      }
     });
   });
 
@@ -376,6 +378,16 @@ describe('2026 requestState from a hostile client', () => {
     expectRefused(await post(main.url, retryOf(asked)), 400, -32602, /no longer waiting|used already/);
   });
 
+  it('lets only one of two simultaneous retries with the same state resume the call', async () => {
+    const asked = await askSampling(main.url);
+    const answers = await Promise.all([post(main.url, retryOf(asked)), post(main.url, retryOf(asked))]);
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses, answers.map((answer) => answer.text).join('\n')).toEqual([200, 400]);
+    const refused = answers.find((answer) => answer.status === 400)!;
+    expect(refused.body).toMatchObject({ error: { code: -32602, message: expect.stringMatching(/no longer waiting/) } });
+    expect(JSON.stringify(resultOf(answers.find((answer) => answer.status === 200)!).content)).toContain('Paris');
+  });
+
   it('asks again when the retry leaves the question unanswered, and then refuses the earlier round\'s state', async () => {
     const asked = await askSampling(main.url);
     const unanswered = modernRequest('tools/call', { ...asked.params, inputResponses: {}, requestState: asked.state }, envelope(SAMPLING));
@@ -387,6 +399,16 @@ describe('2026 requestState from a hostile client', () => {
       expectRefused(await post(main.url, retryOf(asked)), 400, -32602, /no longer waiting/);
     } finally {
       await completes(main.url, next);
+    }
+  });
+
+  it('hands an answer that is no sampling result to the upstream, whose refusal ends the call', async () => {
+    for (const answer of [{ bogus: true }, { role: 'assistant' }]) {
+      const asked = await askSampling(main.url);
+      const request = modernRequest('tools/call', { ...asked.params, inputResponses: { [asked.key]: answer, unasked: 1 }, requestState: asked.state }, envelope(SAMPLING));
+      const result = resultOf(await post(main.url, request));
+      expect(result).toMatchObject({ resultType: 'complete', isError: true });
+      expect(JSON.stringify(result.content)).toMatch(/Invalid sampling result/);
     }
   });
 
@@ -420,6 +442,11 @@ describe('2026 capabilities and sessions', () => {
       expect(resultOf(answer)).toMatchObject({ resultType: 'complete' });
       expect(answer.headers.get('mcp-session-id')).toBeNull();
     }
+    // The 2025 session whose id rode along is untouched.
+    const legacy = await rawPost(main.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId });
+    expect(legacy.status).toBe(200);
+    expect(JSON.stringify(legacy.body)).toContain('interactive__roots_changes');
+    expect(JSON.stringify(legacy.body)).not.toContain('resultType');
   });
 });
 
