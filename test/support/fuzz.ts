@@ -197,3 +197,149 @@ export function hostileBodies(random: Random, maxBodyBytes: number): { kind: str
     { kind: 'wide-array', body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params: { list: Array.from({ length: Math.floor(maxBodyBytes / 3) }, () => 0) } }) },
   ];
 }
+
+// ---- 2026-07-28: per-request envelopes and the headers that mirror the body ------------------
+
+export const MODERN_VERSION = '2026-07-28';
+const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+} as const;
+const CAPABILITIES = [{}, { sampling: {} }, { elicitation: { form: {} } }, { roots: {} }, { sampling: {}, elicitation: {}, roots: { listChanged: true } }];
+/** A real state needs a parked call; these are what a client can make up. */
+const STATES = ['', 'AAAA', 'not-a-state', 'A'.repeat(300), Buffer.from('{"v":1,"b":{"kind":"park"}}').toString('base64url')];
+const NAMED_BY: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+]);
+/** Longer Mcp-Name values are left out (the body gets -32020): Node refuses headers over 16 KiB. */
+const MAX_HEADER_VALUE = 4096;
+
+export function modernEnvelope(random: Random): Record<string, unknown> {
+  return {
+    [META.protocolVersion]: MODERN_VERSION,
+    [META.clientCapabilities]: random.pick(CAPABILITIES),
+    ...(random.chance(0.7) && { [META.clientInfo]: { name: 'fuzz', version: '1' } }),
+    ...(random.chance(0.2) && { [META.logLevel]: random.pick(['debug', 'info', 'error']) }),
+    ...(random.chance(0.1) && { progressToken: `p${random.int(1000)}` }),
+  };
+}
+
+/** Well-formed 2026 requests, each with its own envelope, including the methods 2026 removed. */
+export function modernCorpus(random: Random): Record<string, unknown>[] {
+  const id = random.chance(0.5) ? random.int(1_000_000) : `id-${random.int(1_000_000)}`;
+  const request = (method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: modernEnvelope(random) } });
+  return [
+    request('server/discover'),
+    request('tools/list'),
+    request('tools/list', { cursor: 'bogus' }),
+    request('tools/call', { name: 'everything__echo', arguments: { message: 'hello' } }),
+    request('tools/call', { name: 'everything__get-sum', arguments: { a: 1, b: 2 } }),
+    request('tools/call', { name: 'everything__echo', arguments: { message: 'retry' }, inputResponses: { 'sampling-1': {} }, requestState: random.pick(STATES) }),
+    request('prompts/list'),
+    request('prompts/get', { name: 'everything__args-prompt', arguments: { city: 'Paris' } }),
+    request('resources/list'),
+    request('resources/templates/list'),
+    request('resources/read', { uri: 'demo+everything://resource/static/document/architecture.md' }),
+    request('resources/read', { uri: 'demo+everything://resource/dynamic/text/7' }),
+    request('completion/complete', { ref: { type: 'ref/prompt', name: 'everything__args-prompt' }, argument: { name: 'city', value: 'P' } }),
+    request('ping'),
+    request('initialize', { protocolVersion: MODERN_VERSION, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } }),
+    request('logging/setLevel', { level: 'debug' }),
+    request('resources/subscribe', { uri: 'demo+everything://resource/dynamic/text/7' }),
+  ];
+}
+
+/** Header values as fetch will send them: printable ASCII only. */
+function headerSafe(value: string): string {
+  return value.replace(/[^\x20-\x7e]/g, '?').trim();
+}
+
+function base64Sentinel(value: string): string {
+  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/** The headers a conforming 2026 client sends for `message`, whatever shape mutation left it in. */
+export function modernHeaders(message: unknown): Record<string, string> {
+  const object = typeof message === 'object' && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>) : {};
+  const params = typeof object.params === 'object' && object.params !== null ? (object.params as Record<string, unknown>) : {};
+  const meta = typeof params._meta === 'object' && params._meta !== null ? (params._meta as Record<string, unknown>) : {};
+  const version = meta[META.protocolVersion];
+  const headers: Record<string, string> = { 'mcp-protocol-version': typeof version === 'string' ? headerSafe(version) : MODERN_VERSION };
+  if (typeof object.method === 'string') headers['mcp-method'] = headerSafe(object.method).slice(0, MAX_HEADER_VALUE);
+  const field = typeof object.method === 'string' ? NAMED_BY.get(object.method) : undefined;
+  const name = field === undefined ? undefined : params[field];
+  if (typeof name === 'string') {
+    const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name) && !name.startsWith('=?base64?');
+    const value = plain ? name : base64Sentinel(name);
+    if (value.length <= MAX_HEADER_VALUE) headers['mcp-name'] = value;
+  }
+  return headers;
+}
+
+/** Makes the mirrored headers lie: one left out, or one that says something else. */
+export function mutateModernHeaders(random: Random, headers: Record<string, string>): Record<string, string> {
+  const copy = { ...headers };
+  const name = random.pick(['mcp-protocol-version', 'mcp-method', 'mcp-name']);
+  if (random.chance(0.3)) {
+    delete copy[name];
+    return copy;
+  }
+  const body = headers['mcp-name'] ?? 'everything__echo';
+  const values: Record<string, readonly string[]> = {
+    'mcp-protocol-version': ['2025-11-25', '2025-06-18', '2099-01-01', '2026-07-28x', '', 'x'.repeat(3000)],
+    'mcp-method': ['tools/list', 'Tools/Call', 'initialize', 'server/discover', '', 'm'.repeat(3000)],
+    'mcp-name': [
+      base64Sentinel(body),
+      base64Sentinel(`${body}x`),
+      '=?base64?!!!?=',
+      `=?base64?${Buffer.from(body).toString('base64')}`,
+      `=?base64?${Buffer.from([0xff, 0xfe, 0xfd]).toString('base64')}?=`,
+      `=?base64?${Buffer.from(body).toString('base64').replace(/=+$/, '')}?=`,
+      body.toUpperCase(),
+      'n'.repeat(3000),
+    ],
+  };
+  copy[name] = random.pick(values[name]!);
+  return copy;
+}
+
+/** 2026 bodies that break one rule each; `expected` is the status the spec gives them, when fixed. */
+export function modernHostileBodies(random: Random, maxBodyBytes: number): { kind: string; body: string; headers: Record<string, string>; expected?: number }[] {
+  const id = random.int(1000);
+  const build = (method: string, params: Record<string, unknown>, meta: unknown = modernEnvelope(random)) => ({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+  const echo = { name: 'everything__echo', arguments: { message: 'hostile' } };
+  const entry = (kind: string, message: Record<string, unknown>, expected?: number, headers: Record<string, string> = modernHeaders(message)) => ({
+    kind,
+    body: JSON.stringify(message),
+    headers,
+    ...(expected !== undefined && { expected }),
+  });
+  const nested = (depth: number): unknown => (depth === 0 ? {} : { a: nested(depth - 1) });
+  const manyKeys = Object.fromEntries(Array.from({ length: 2_000 }, (_, index) => [`com.example/k${index}`, index]));
+  return [
+    entry('meta-not-object', build('tools/list', {}, random.pick(['x', 1, [], null, true])), 400, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' }),
+    entry('meta-missing-version', build('tools/list', {}, { [META.clientCapabilities]: {} }), 400),
+    entry('version-number', build('tools/list', {}, { ...modernEnvelope(random), [META.protocolVersion]: 20260728 }), 400),
+    entry('version-unsupported', build('tools/list', {}, { ...modernEnvelope(random), [META.protocolVersion]: '2099-01-01' }), 400),
+    entry('capabilities-not-object', build('tools/list', {}, { ...modernEnvelope(random), [META.clientCapabilities]: random.pick(['all', [], null, 0]) }), 400),
+    entry('client-info-without-version', build('tools/list', {}, { ...modernEnvelope(random), [META.clientInfo]: { name: 'fuzz' } }), 400),
+    entry('log-level-unknown', build('tools/list', {}, { ...modernEnvelope(random), [META.logLevel]: 'verbose' }), 400),
+    entry('huge-client-info', build('tools/list', {}, { ...modernEnvelope(random), [META.clientInfo]: { name: 'x'.repeat(maxBodyBytes - 1_000), version: '1' } }), 200),
+    entry('huge-request-state', build('tools/call', { ...echo, inputResponses: {}, requestState: 'A'.repeat(maxBodyBytes - 1_000) }), 400),
+    entry('huge-name', build('tools/call', { name: 'n'.repeat(maxBodyBytes - 1_000), arguments: {} }), 400),
+    entry('deep-capabilities', build('tools/list', {}, { ...modernEnvelope(random), [META.clientCapabilities]: nested(50) }), 200),
+    entry('too-deep-meta', build('tools/list', {}, { ...modernEnvelope(random), [META.clientCapabilities]: nested(100) }), 400),
+    entry('many-meta-keys', build('tools/list', {}, { ...modernEnvelope(random), ...manyKeys }), 200),
+    entry('method-mismatch', build('tools/call', echo), 400, { ...modernHeaders(build('tools/call', echo)), 'mcp-method': 'tools/list' }),
+    entry('name-base64', build('tools/call', echo), 200, { ...modernHeaders(build('tools/call', echo)), 'mcp-name': base64Sentinel(echo.name) }),
+    entry('name-base64-broken', build('tools/call', echo), 400, { ...modernHeaders(build('tools/call', echo)), 'mcp-name': '=?base64?ZXZlcnl0aGluZ19fZWNobw' }),
+    entry('removed-method', build(random.pick(['ping', 'initialize', 'logging/setLevel', 'resources/unsubscribe']), {}), 404),
+    entry('unknown-method', build(random.pick(['tools/destroy', 'constructor', '__proto__', 'x']), {}), 404),
+    entry('request-state-junk', build('tools/call', { ...echo, inputResponses: nested(20), requestState: random.pick(STATES) }), 400),
+    entry('envelope-and-session', build('tools/call', echo), 200, { ...modernHeaders(build('tools/call', echo)), 'mcp-session-id': 'AAAAAAAAAAAAAAAAAAAAAA' }),
+  ];
+}

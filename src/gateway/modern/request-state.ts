@@ -59,7 +59,11 @@ export class RequestStateSealer {
       return { ok: false, reason: 'requestState is not one this gateway issued' };
     }
     const bytes = Buffer.from(state, 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return { ok: false, reason: 'requestState is not one this gateway issued' };
+    // The last character of unpadded base64 can carry bits the decoder drops, so another string can
+    // decode to the same bytes: only the exact encoding the gateway issued is its state.
+    if (bytes.length <= IV_BYTES + TAG_BYTES || bytes.toString('base64url') !== state) {
+      return { ok: false, reason: 'requestState is not one this gateway issued (altered or truncated)' };
+    }
     let payload: unknown;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES));

@@ -8,6 +8,7 @@ import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
 import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
+import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
@@ -15,6 +16,17 @@ import { ModernReply } from '../sse/modern-reply.js';
 import { SseStream } from '../sse/sse-stream.js';
 
 const HEADER_MISMATCH = -32020;
+
+/**
+ * Whether a POSTed request or notification belongs to the 2026 front: its envelope names a version,
+ * or it is a request whose MCP-Protocol-Version header names a 2026 revision. Such a request without
+ * a usable envelope is a malformed 2026 request (400, -32602, as the spec says), not a 2025 request
+ * missing its session. initialize is how a 2025 client starts, so without an envelope it stays 2025.
+ */
+export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, headerVersion: string | undefined): boolean {
+  if (envelopeVersion(message.params) !== undefined) return true;
+  return 'id' in message && message.method !== 'initialize' && headerVersion !== undefined && (MODERN_VERSIONS as readonly string[]).includes(headerVersion);
+}
 
 export interface ModernRouteOptions {
   readonly front: ModernFront;

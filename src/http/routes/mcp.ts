@@ -22,10 +22,9 @@ import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
-import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
-import { serveModern, type ModernRouteOptions } from './mcp-modern.js';
+import { isModernMessage, serveModern, type ModernRouteOptions } from './mcp-modern.js';
 
 export interface McpRouteOptions {
   readonly path: string;
@@ -76,12 +75,9 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if (classified.kind === 'invalid') {
       return c.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
     }
-    // A 2026 request describes itself in its envelope (or at least in its version header, when the
-    // envelope is what is wrong with it) and has no session: an Mcp-Session-Id is ignored.
-    if (
-      (classified.kind === 'request' || classified.kind === 'notification') &&
-      (envelopeVersion(classified.message.params) !== undefined || isModernVersion(c.req.header(PROTOCOL_VERSION_HEADER)))
-    ) {
+    // A 2026 request describes itself in its envelope (or at least its headers) and has no session
+    // (an Mcp-Session-Id is ignored).
+    if ((classified.kind === 'request' || classified.kind === 'notification') && isModernMessage(classified.message, c.req.header(PROTOCOL_VERSION_HEADER))) {
       return serveModern(c, classified.message, modernRoute);
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
