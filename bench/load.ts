@@ -1,15 +1,25 @@
-// The load: tools/call through the official v2 client, as deployed MCP clients send it. One Client
-// is one MCP session (its own Mcp-Session-Id); the concurrent load gives each worker its own, since
-// 50 agents behind one gateway are 50 sessions, not one session with 50 calls in flight.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-
-const CLIENT_INFO = { name: 'switchboard-bench', version: '1.0.0' };
-const ECHO_ARGUMENTS = { message: 'hello from the benchmark' };
+// The load, whatever sends it: a set of callers, each a closed loop of tools/call, and what a phase
+// of such calls measured. Two generators implement the callers: the official SDK client
+// (sdk-load.ts), as deployed clients send, and a light HTTP one (http-load.ts), whose own cost is
+// small enough not to hide the gateway's on a machine with few cores.
+import type { Target } from './targets.js';
 
 export interface BenchClient {
   /** One tools/call of the echo tool; rejects on a protocol error or a result that is not the echo. */
   callEcho(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Callers of one target, and what closing them all takes (sessions, connection pools). */
+export interface ClientGroup {
+  readonly clients: readonly BenchClient[];
+  close(): Promise<void>;
+}
+
+export interface LoadGenerator {
+  readonly name: 'sdk' | 'http';
+  /** `count` independent callers of `target`; for a 2025 target each has its own session. */
+  open(target: Target, count: number): Promise<ClientGroup>;
 }
 
 export interface PhaseResult {
@@ -19,68 +29,22 @@ export interface PhaseResult {
   readonly firstError?: string;
   /** Wall time of the whole phase, in ms: throughput is calls / elapsed. */
   readonly elapsedMs: number;
-  /** CPU time (ms) that each measured process (gateway, upstream) used during the phase, where it can be read (cpu-time.ts). */
+  /** CPU time (ms) that each measured process used during the phase, where it can be read (cpu-time.ts). */
   readonly cpuMs?: Readonly<Partial<Record<MeasuredProcess, number>>>;
 }
 
-export type MeasuredProcess = 'gateway' | 'upstream';
-
-export async function connect(url: string, tool: string): Promise<BenchClient> {
-  const client = new Client(CLIENT_INFO);
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  await client.connect(transport);
-  return {
-    async callEcho() {
-      const result = await client.callTool({ name: tool, arguments: ECHO_ARGUMENTS });
-      // Cheap, and it keeps an error result (isError, or the wrong tool answering) from passing as a fast call.
-      const [first] = result.content;
-      if (result.isError || first?.type !== 'text' || !first.text.includes(ECHO_ARGUMENTS.message)) {
-        throw new Error(`unexpected result: ${JSON.stringify(result).slice(0, 200)}`);
-      }
-    },
-    async close() {
-      // DELETE the session, as a well-behaved client does, so the server frees it now rather than at its idle timeout.
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    },
-  };
-}
-
-/** `count` sessions, opened a few at a time so that setting up does not look like a load spike. */
-export async function connectMany(url: string, tool: string, count: number): Promise<BenchClient[]> {
-  const clients: BenchClient[] = [];
-  try {
-    for (let i = 0; i < count; i += 10) {
-      const batch = Array.from({ length: Math.min(10, count - i) }, () => connect(url, tool));
-      clients.push(...(await Promise.all(batch)));
-    }
-    return clients;
-  } catch (error) {
-    await closeAll(clients);
-    throw error;
-  }
-}
-
-export async function closeAll(clients: readonly BenchClient[]): Promise<void> {
-  await Promise.all(clients.map((client) => client.close().catch(() => {})));
-}
-
-/** `calls` calls, one after another, on one session: latency without queueing. */
-export async function runSequential(client: BenchClient, calls: number): Promise<PhaseResult> {
-  return runWorkers([client], calls, Number.POSITIVE_INFINITY);
-}
+/** The gateway, the upstream (server-everything), and this process, which generates the load. */
+export type MeasuredProcess = 'gateway' | 'upstream' | 'load';
+export const MEASURED_PROCESSES: readonly MeasuredProcess[] = ['gateway', 'upstream', 'load'];
 
 /**
- * `clients.length` workers, each a loop of calls on its own session, taking calls from one shared
- * budget of `totalCalls` until it is spent or `maxDurationMs` has passed (a slow target must not
- * make the run unbounded). A closed loop: each worker waits for its answer before the next call,
- * so the offered load adapts to the target and the latency is what a busy client sees.
+ * One worker per client, each a loop of calls, taking calls from one shared budget of
+ * `totalCalls` until it is spent or `maxDurationMs` has passed (a slow target must not make the
+ * run unbounded). A closed loop: each worker waits for its answer before the next call, so the
+ * offered load adapts to the target and the latency is what a busy client sees. One client is the
+ * sequential case: latency without queueing.
  */
-export async function runConcurrent(clients: readonly BenchClient[], totalCalls: number, maxDurationMs: number): Promise<PhaseResult> {
-  return runWorkers(clients, totalCalls, maxDurationMs);
-}
-
-async function runWorkers(clients: readonly BenchClient[], totalCalls: number, maxDurationMs: number): Promise<PhaseResult> {
+export async function runWorkers(clients: readonly BenchClient[], totalCalls: number, maxDurationMs: number): Promise<PhaseResult> {
   const samples: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -106,11 +70,34 @@ async function runWorkers(clients: readonly BenchClient[], totalCalls: number, m
   return { samples, errors, elapsedMs, ...(firstError !== undefined && { firstError }) };
 }
 
+/** Opens `count` callers a few at a time, so that setting up does not look like a load spike; closes what opened if one fails. */
+export async function openInBatches(count: number, open: () => Promise<BenchClient>): Promise<BenchClient[]> {
+  const clients: BenchClient[] = [];
+  try {
+    for (let i = 0; i < count; i += 10) {
+      const batch = Array.from({ length: Math.min(10, count - i) }, open);
+      // allSettled, so that the ones that did open are in `clients` to be closed if another failed.
+      const settled = await Promise.allSettled(batch);
+      for (const outcome of settled) if (outcome.status === 'fulfilled') clients.push(outcome.value);
+      const failed = settled.find((outcome) => outcome.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    }
+    return clients;
+  } catch (error) {
+    await closeAll(clients);
+    throw error;
+  }
+}
+
+export async function closeAll(clients: readonly BenchClient[]): Promise<void> {
+  await Promise.all(clients.map((client) => client.close().catch(() => {})));
+}
+
 /** Several rounds of one kind of phase as one result: samples and errors add up, and so does time. */
 export function combine(results: readonly PhaseResult[]): PhaseResult {
   const firstError = results.find((result) => result.firstError !== undefined)?.firstError;
   const cpuMs: Partial<Record<MeasuredProcess, number>> = {};
-  for (const name of ['gateway', 'upstream'] as const) {
+  for (const name of MEASURED_PROCESSES) {
     const times = results.map((result) => result.cpuMs?.[name]);
     // A sum over only some rounds would be a wrong per-call figure; then there is none.
     if (times.every((ms) => ms !== undefined)) cpuMs[name] = times.reduce((total, ms) => total + ms, 0);

@@ -1,55 +1,63 @@
-// The printed result: one table per run, with the machine and the date, so that figures pasted into
-// an issue say where and when they were taken. Ratios are gateway/direct throughout: for latency
-// above 1 means the gateway adds time; for throughput below 1 means it serves fewer calls per second.
-import { availableParallelism, cpus, loadavg, platform, release, totalmem } from 'node:os';
-import type { MeasuredProcess, PhaseResult } from './load.js';
-import { summarise } from './percentiles.js';
+// The printed result: one table per run, with the machine and the date above it. Each scenario has
+// a row per target, then the ratios of figures.ts: the gateway's cost in each era against the
+// upstream alone, and the 2026 stateless path against the 2025 session path.
+import { figuresOf, ratioOf, RATIOS, type Comparison, type Figures } from './figures.js';
+import type { Machine } from './machine.js';
 
-export interface Comparison {
-  /** e.g. "sequential" or "50 concurrent". */
-  readonly scenario: string;
-  readonly gateway: PhaseResult;
-  readonly direct: PhaseResult;
-}
-
-export function machineLines(startedAt: Date): string[] {
-  const cpuList = cpus();
+export function machineLines(startedAt: Date, host: Machine): string[] {
   return [
     `date:    ${startedAt.toISOString()} (start of the run)`,
-    `node:    ${process.version} (${platform()} ${release()})`,
-    `cpus:    ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'unknown'} (availableParallelism ${availableParallelism()}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `node:    ${host.node} (${host.os})`,
+    `cpus:    ${host.cpus} x ${host.cpuModel} (availableParallelism ${host.availableParallelism}), ${host.memoryGiB} GiB RAM`,
     // Our own three processes keep ~2-3 cores busy; much more than that means other work shared the machine.
-    `load:    ${loadavg().map((value) => value.toFixed(2)).join(' ')} (1/5/15-min load average at the end of the run)`,
+    `load:    ${host.loadAverage.join(' ')} (1/5/15-min load average at the end of the run)`,
   ];
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = ['scenario', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: gateway', 'upstream'];
+  const header = ['scenario', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: gateway', 'upstream', 'load'];
   const rows: string[][] = [];
-  for (const { scenario, gateway, direct } of comparisons) {
-    const g = figures(gateway);
-    const d = figures(direct);
-    rows.push([scenario, 'gateway', String(g.calls), String(gateway.errors), ms(g.p50), ms(g.p99), rate(g.rate), cpuPerCall(gateway, 'gateway'), cpuPerCall(gateway, 'upstream')]);
-    rows.push(['', 'direct', String(d.calls), String(direct.errors), ms(d.p50), ms(d.p99), rate(d.rate), '', cpuPerCall(direct, 'upstream')]);
-    rows.push(['', 'gateway/direct', '', '', ratio(g.p50 / d.p50), ratio(g.p99 / d.p99), ratio(g.rate / d.rate)]);
+  for (const { load, scenario, results } of comparisons) {
+    const byName = new Map(results.map(({ target, result }) => [target.name, figuresOf(result)]));
+    results.forEach(({ target }, i) => {
+      const f = byName.get(target.name)!;
+      const cpu = f.cpuMsPerCall;
+      rows.push([
+        i === 0 ? `${load} ${scenario}` : '',
+        target.label,
+        String(f.calls),
+        String(f.errors),
+        ms(f.p50Ms),
+        ms(f.p99Ms),
+        rate(f.callsPerSecond),
+        // The gateway idles while the upstream is called directly: no figure, rather than a misleading one.
+        target.viaGateway ? cpuMs(cpu.gateway) : '',
+        cpuMs(cpu.upstream),
+        cpuMs(cpu.load),
+      ]);
+    });
+    for (const { label, of, to } of RATIOS) {
+      const [a, b] = [byName.get(of), byName.get(to)];
+      if (a === undefined || b === undefined) continue;
+      const r = ratioOf(a, b);
+      rows.push(['', label, '', '', ratio(r.p50), ratio(r.p99), ratio(r.callsPerSecond), r.gatewayCpuPerCall === undefined ? '' : ratio(r.gatewayCpuPerCall)]);
+    }
   }
   return formatTable(header, rows);
 }
 
-function figures(result: PhaseResult): { calls: number; p50: number; p99: number; rate: number } {
-  const summary = summarise(result.samples);
-  return { calls: summary.count, p50: summary.p50, p99: summary.p99, rate: summary.count / (result.elapsedMs / 1000) };
-}
-
-/** CPU time of one process per call (successful or not) in the phase; n/a where it could not be read. */
-function cpuPerCall(result: PhaseResult, process: MeasuredProcess): string {
-  const cpuMs = result.cpuMs?.[process];
-  return cpuMs === undefined ? 'n/a' : ms(cpuMs / (result.samples.length + result.errors));
+/** Failed calls, one line per target that had any: the run fails when calls fail. */
+export function failureLines(comparisons: readonly Comparison[]): string[] {
+  return comparisons.flatMap(({ load, scenario, results }) =>
+    results.filter(({ result }) => result.errors > 0).map(({ target, result }) => `${load} ${scenario} ${target.name}: ${result.errors} failed calls, first: ${result.firstError}`),
+  );
 }
 
 const ms = (value: number): string => value.toFixed(2);
 const rate = (value: number): string => value.toFixed(0);
 const ratio = (value: number): string => `${value.toFixed(2)}x`;
+/** n/a where the process's CPU time could not be read (no /proc). */
+const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? 'n/a' : ms(value));
 
 /** Left-aligned text columns, right-aligned number columns, a rule under the header. */
 function formatTable(header: readonly string[], rows: readonly string[][]): string {

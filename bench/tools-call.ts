@@ -1,117 +1,146 @@
-// `npm run bench`: what the gateway costs on the hot path, tools/call, measured against calling the
-// same upstream directly. server-everything runs over Streamable HTTP on 127.0.0.1, the built gateway
-// CLI in front of it, each in its own process; this process is the load. Gateway and direct phases
-// alternate (gateway first in one round, direct first in the next), so drift of the machine (thermal,
-// other work, JIT warming up) falls on both alike. A benchmark, not a test: it prints figures and
-// fails only when calls fail.
+// `npm run bench`: what the gateway costs on the hot path, tools/call, in each protocol era, measured
+// against calling the same upstream directly. server-everything runs over Streamable HTTP on
+// 127.0.0.1, the built gateway CLI in front of it, each in its own process; this process is the load.
+// Three targets: the gateway with a 2025 session, the gateway with stateless 2026-07-28 requests,
+// and the upstream direct (targets.ts). Two loads: the official SDK client, and a light HTTP client
+// that leaves the cores to the processes under test (sdk-load.ts, http-load.ts). Within a scenario
+// the targets take turns round by round, the order reversed every round, so drift of the machine
+// (thermal, other work, JIT warming up) falls on all alike and the ratios come from one run.
+// A benchmark, not a test: it prints figures, writes them as JSON, and fails only when calls fail.
 //
-//   npm run bench                                  the full run (well under 2 minutes)
+//   npm run bench                                  the full run (1.5 to 2.5 minutes, bounded below 3)
 //   npm run bench -- --only concurrent             one scenario: sequential | concurrent
-//   npm run bench -- --cpu-prof --only concurrent  profile the gateway (node --cpu-prof) and summarise it
+//   npm run bench -- --load http                   one load: sdk | http
+//   npm run bench -- --target gateway-2026         only some targets (repeatable): gateway-2025 | gateway-2026 | direct
+//   npm run bench -- --json /tmp/run-a.json        where the JSON goes (default bench/results/latest.json)
+//   npm run bench -- --cpu-prof --load http --target gateway-2026
+//                                                  profile the gateway (node --cpu-prof) on one path and summarise it
 //   npm run bench -- --gateway-cli /tmp/dist-b/cli.js --gateway-node-arg=--import=/tmp/patch.mjs
 //                                                  try another build of the gateway, or node options for it alone
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { summariseProfile } from './cpu-profile.js';
-import { cpuTimeMs } from './cpu-time.js';
-import {
-  closeAll,
-  combine,
-  connect,
-  connectMany,
-  runConcurrent,
-  runSequential,
-  type BenchClient,
-  type MeasuredProcess,
-  type PhaseResult,
-} from './load.js';
+import type { Comparison } from './figures.js';
+import { httpLoad } from './http-load.js';
+import type { LoadGenerator } from './load.js';
+import { machine, sourceRevision } from './machine.js';
 import { startEverything, startGateway, stopAll } from './processes.js';
-import { comparisonTable, machineLines, type Comparison } from './report.js';
+import { comparisonTable, failureLines, machineLines } from './report.js';
+import { writeResults } from './results-json.js';
+import { compareTargets, ROUNDS, SCENARIOS, type ScenarioName } from './scenarios.js';
+import { sdkLoad } from './sdk-load.js';
+import { isTargetName, targetsFor, TARGET_NAMES, type TargetName } from './targets.js';
 
-const SEQUENTIAL = { warmupCalls: 200, calls: 2_000 };
-// A fixed number of calls, bounded in time so that a slow gateway still finishes in ~2 minutes.
-const CONCURRENT = { workers: 50, warmupCalls: 1_000, calls: 10_000, maxDurationMs: 30_000 };
-// Each target's calls are split over this many rounds, alternating which target goes first.
-const ROUNDS = 2;
+const LOADS: readonly LoadGenerator[] = [sdkLoad, httpLoad];
+const DEFAULT_JSON = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+// A last guard over the bounds of each phase (scenarios.ts: at most ~2 minutes of phases): whatever
+// hangs, the run ends within 3 minutes, build included, and takes its processes with it.
+const RUN_DEADLINE_MS = 150_000;
 
-interface Target {
-  readonly name: 'gateway' | 'direct';
-  readonly url: string;
-  /** The echo tool's name as this target exposes it. */
-  readonly tool: string;
+interface Options {
+  readonly scenarios: readonly ScenarioName[];
+  readonly loads: readonly LoadGenerator[];
+  readonly targets: readonly TargetName[];
+  readonly jsonPath: string;
+  readonly cpuProfile: boolean;
+  readonly gatewayCli: string | undefined;
+  readonly gatewayNodeArgs: readonly string[] | undefined;
 }
 
-/** The two targets and the processes behind them (whose CPU time is read per phase). */
-interface Setup {
-  readonly gateway: Target;
-  readonly direct: Target;
-  readonly pids: { readonly gateway: number; readonly upstream: number | undefined };
-}
-
-type Scenario = 'sequential' | 'concurrent';
-
-async function main(): Promise<number> {
+function options(): Options {
   const { values } = parseArgs({
     options: {
       only: { type: 'string' },
+      load: { type: 'string' },
+      target: { type: 'string', multiple: true },
+      json: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       'gateway-cli': { type: 'string' },
       'gateway-node-arg': { type: 'string', multiple: true },
     },
   });
-  const only = values.only;
-  if (only !== undefined && only !== 'sequential' && only !== 'concurrent') {
-    throw new Error(`--only: expected sequential or concurrent, got "${only}"`);
-  }
+  const { only, load } = values;
+  if (only !== undefined && only !== 'sequential' && only !== 'concurrent') throw new Error(`--only: expected sequential or concurrent, got "${only}"`);
+  const loads = load === undefined ? LOADS : LOADS.filter((generator) => generator.name === load);
+  if (loads.length === 0) throw new Error(`--load: expected ${LOADS.map((generator) => generator.name).join(' or ')}, got "${load}"`);
+  const targets = values.target ?? [...TARGET_NAMES];
+  const unknown = targets.find((name) => !isTargetName(name));
+  if (unknown !== undefined) throw new Error(`--target: expected one of ${TARGET_NAMES.join(', ')}, got "${unknown}"`);
+  return {
+    scenarios: only === undefined ? ['sequential', 'concurrent'] : [only],
+    loads,
+    // In the table's order, whatever the order on the command line.
+    targets: TARGET_NAMES.filter((name) => targets.includes(name)),
+    jsonPath: values.json ?? DEFAULT_JSON,
+    cpuProfile: values['cpu-prof'],
+    gatewayCli: values['gateway-cli'],
+    gatewayNodeArgs: values['gateway-node-arg'],
+  };
+}
+
+async function main(): Promise<number> {
+  const opts = options();
   const startedAt = new Date();
-  const scenarios: Scenario[] = only === undefined ? ['sequential', 'concurrent'] : [only];
-  const cpuProfileDir = values['cpu-prof'] ? mkdtempSync(join(tmpdir(), 'switchboard-cpuprof-')) : undefined;
+  const cpuProfileDir = opts.cpuProfile ? mkdtempSync(join(tmpdir(), 'switchboard-cpuprof-')) : undefined;
 
   progress('starting server-everything (Streamable HTTP) and the gateway (node dist/cli.js)');
   const upstream = await startEverything();
   const gateway = await startGateway(upstream.url, {
     ...(cpuProfileDir !== undefined && { cpuProfileDir }),
-    ...(values['gateway-cli'] !== undefined && { cli: values['gateway-cli'] }),
-    ...(values['gateway-node-arg'] !== undefined && { nodeArgs: values['gateway-node-arg'] }),
+    ...(opts.gatewayCli !== undefined && { cli: opts.gatewayCli }),
+    ...(opts.gatewayNodeArgs !== undefined && { nodeArgs: opts.gatewayNodeArgs }),
   });
   progress(`server-everything (pid ${upstream.pid ?? '?'}) at ${upstream.url}; gateway (pid ${gateway.pid}) at ${gateway.url}`);
-  const setup: Setup = {
-    gateway: { name: 'gateway', url: gateway.url, tool: 'everything__echo' },
-    direct: { name: 'direct', url: upstream.url, tool: 'echo' },
-    pids: { gateway: gateway.pid, upstream: upstream.pid },
-  };
+  const allTargets = targetsFor(gateway.url, upstream.url);
+  const targets = opts.targets.map((name) => allTargets[name]);
+  const pids = { gateway: gateway.pid, upstream: upstream.pid };
 
   const comparisons: Comparison[] = [];
-  if (scenarios.includes('sequential')) comparisons.push(await sequential(setup));
-  if (scenarios.includes('concurrent')) comparisons.push(await concurrent(setup));
+  for (const load of opts.loads) {
+    for (const scenario of opts.scenarios) comparisons.push(await compareTargets(load, SCENARIOS[scenario], targets, pids, progress));
+  }
 
+  const host = machine();
+  const { sequential, concurrent } = SCENARIOS;
+  const notes = [
+    ...(cpuProfileDir !== undefined ? ['the gateway ran under --cpu-prof: its figures are slowed by the profiler'] : []),
+    ...(opts.gatewayCli !== undefined ? [`gateway CLI ${opts.gatewayCli}`] : []),
+    ...(opts.gatewayNodeArgs !== undefined ? [`gateway node options ${opts.gatewayNodeArgs.join(' ')}`] : []),
+  ];
   process.stdout.write(
     [
       '',
-      'Switchboard bench: tools/call of echo, gateway (everything__echo) vs direct (echo) to server-everything',
-      ...machineLines(startedAt),
-      `clients: official v2 client (@modelcontextprotocol/client); sequential ${SEQUENTIAL.calls} calls on 1 session ` +
-        `after ${SEQUENTIAL.warmupCalls} warm-up; concurrent ${CONCURRENT.workers} workers on ${CONCURRENT.workers} sessions, ` +
-        `${CONCURRENT.calls} calls (at most ${CONCURRENT.maxDurationMs / 1000} s) after ${CONCURRENT.warmupCalls} warm-up; ` +
-        `${ROUNDS} alternating rounds per target`,
-      ...(cpuProfileDir !== undefined ? ['note:    the gateway ran under --cpu-prof: its figures are slowed by the profiler'] : []),
-      ...(values['gateway-cli'] !== undefined ? [`note:    gateway CLI ${values['gateway-cli']}`] : []),
-      ...(values['gateway-node-arg'] !== undefined ? [`note:    gateway node options ${values['gateway-node-arg'].join(' ')}`] : []),
+      'Switchboard bench: tools/call of echo through the gateway (everything__echo), 2025 session and 2026 stateless, vs direct (echo) to server-everything',
+      ...machineLines(startedAt, host),
+      `loads:   sdk = official v2 client (@modelcontextprotocol/client, pinned to 2026-07-28 for the 2026 target); ` +
+        `http = undici Pool with keep-alive, one connection per caller`,
+      `work:    sequential ${sequential.calls} calls on 1 caller after ${sequential.warmupCalls} warm-up (at most ${sequential.maxDurationMs / 1000} s); ` +
+        `concurrent ${concurrent.workers} callers (2025: one session each), ${concurrent.calls} calls after ${concurrent.warmupCalls} warm-up ` +
+        `(at most ${concurrent.maxDurationMs / 1000} s); per target, in ${ROUNDS} rounds whose order alternates`,
+      ...notes.map((note) => `note:    ${note}`),
       '',
       comparisonTable(comparisons),
       '',
-      'CPU ms/call: CPU time (user+sys) the process used during the phase / calls; the upstream is server-everything.',
+      'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; upstream = server-everything, load = this process.',
+      'Ratio rows: of/to for p50, p99, calls/s; on the 2026/2025 row also the gateway CPU per call.',
       '',
     ].join('\n'),
   );
 
-  const failed = comparisons.flatMap(({ scenario, gateway: g, direct: d }) => [
-    ...(g.errors > 0 ? [`${scenario} gateway: ${g.errors} failed calls, first: ${g.firstError}`] : []),
-    ...(d.errors > 0 ? [`${scenario} direct: ${d.errors} failed calls, first: ${d.firstError}`] : []),
-  ]);
+  writeResults(opts.jsonPath, {
+    startedAt,
+    machine: host,
+    source: sourceRevision(),
+    settings: { scenarios: SCENARIOS, rounds: ROUNDS, loads: opts.loads.map((load) => load.name), targets: opts.targets, notes },
+    comparisons,
+  });
+  progress(`figures written to ${opts.jsonPath}`);
+
+  const failed = failureLines(comparisons);
   failed.forEach((line) => process.stderr.write(`bench: ${line}\n`));
 
   await stopAll();
@@ -123,76 +152,6 @@ async function main(): Promise<number> {
   return failed.length === 0 ? 0 : 1;
 }
 
-async function sequential(setup: Setup): Promise<Comparison> {
-  const clients = new Map<Target, BenchClient>();
-  try {
-    for (const target of [setup.gateway, setup.direct]) {
-      const client = await connect(target.url, target.tool);
-      clients.set(target, client);
-      progress(`sequential ${target.name}: warm-up, ${SEQUENTIAL.warmupCalls} calls`);
-      await runSequential(client, SEQUENTIAL.warmupCalls);
-    }
-    const rounds = await alternate(setup, (target, round) => {
-      progress(`sequential ${target.name}: round ${round + 1} of ${ROUNDS}`);
-      return runSequential(clients.get(target)!, SEQUENTIAL.calls / ROUNDS);
-    });
-    return { scenario: 'sequential', ...rounds };
-  } finally {
-    await closeAll([...clients.values()]);
-  }
-}
-
-async function concurrent(setup: Setup): Promise<Comparison> {
-  const sessions = new Map<Target, BenchClient[]>();
-  try {
-    for (const target of [setup.gateway, setup.direct]) {
-      progress(`concurrent ${target.name}: opening ${CONCURRENT.workers} sessions, warm-up ${CONCURRENT.warmupCalls} calls`);
-      const clients = await connectMany(target.url, target.tool, CONCURRENT.workers);
-      sessions.set(target, clients);
-      await runConcurrent(clients, CONCURRENT.warmupCalls, CONCURRENT.maxDurationMs);
-    }
-    const rounds = await alternate(setup, (target, round) => {
-      progress(`concurrent ${target.name}: round ${round + 1} of ${ROUNDS}`);
-      return runConcurrent(sessions.get(target)!, CONCURRENT.calls / ROUNDS, CONCURRENT.maxDurationMs / ROUNDS);
-    });
-    return { scenario: `${CONCURRENT.workers} concurrent`, ...rounds };
-  } finally {
-    await closeAll([...sessions.values()].flat());
-  }
-}
-
-/** ROUNDS rounds of each target, gateway first in even rounds and direct first in odd ones (ABBA). */
-async function alternate(
-  setup: Setup,
-  run: (target: Target, round: number) => Promise<PhaseResult>,
-): Promise<{ gateway: PhaseResult; direct: PhaseResult }> {
-  const results = { gateway: [] as PhaseResult[], direct: [] as PhaseResult[] };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const order = round % 2 === 0 ? [setup.gateway, setup.direct] : [setup.direct, setup.gateway];
-    for (const target of order) results[target.name].push(await measured(setup, target, () => run(target, round)));
-  }
-  return { gateway: combine(results.gateway), direct: combine(results.direct) };
-}
-
-/**
- * The phase's result, with the CPU time of the processes that serve it: the upstream always, the
- * gateway when it is the target (it idles otherwise). CPU per call is the figure that survives a
- * busy machine, and the upstream's is the yardstick: what one MCP server spends on the same call.
- */
-async function measured(setup: Setup, target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
-  const pids: [MeasuredProcess, number | undefined][] = [['upstream', setup.pids.upstream]];
-  if (target.name === 'gateway') pids.push(['gateway', setup.pids.gateway]);
-  const before = pids.map(([, pid]) => (pid === undefined ? undefined : cpuTimeMs(pid)));
-  const result = await run();
-  const cpuMs: Partial<Record<MeasuredProcess, number>> = {};
-  pids.forEach(([name, pid], i) => {
-    const start = before[i];
-    const end = pid === undefined ? undefined : cpuTimeMs(pid);
-    if (start !== undefined && end !== undefined) cpuMs[name] = end - start;
-  });
-  return { ...result, cpuMs };
-}
-
 function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
@@ -202,6 +161,12 @@ process.once('SIGINT', () => {
   progress('interrupted; stopping the gateway and the upstream');
   void stopAll().finally(() => process.exit(130));
 });
+
+const watchdog = setTimeout(() => {
+  progress(`the run took more than ${RUN_DEADLINE_MS / 1000} s; stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, RUN_DEADLINE_MS);
+watchdog.unref();
 
 main().then(
   (code) => {
