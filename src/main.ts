@@ -134,6 +134,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   let draining = false;
   const openStreams = new OpenStreams();
   metrics.countStreams(openStreams);
+  metrics.countListens(gateway.listens);
   const drain = new HttpDrain({ isDraining: () => draining });
   const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
   const app = createApp({

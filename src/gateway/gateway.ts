@@ -520,13 +520,14 @@ export class Gateway {
         const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
         // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
         // a 2025 session is asked on its own streams, and the upstream retried with the answers.
-        if (!isInputRequired(first) || !session) return first;
+        if (!session) return first;
+        if (!isInputRequired(first)) return withoutUpstreamIdentity(first);
         return completeInputRounds(first, {
           server,
           maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
           ask: (input) => this.#relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.abort.signal }),
           retry: (answers) => toUpstream(answers),
-        });
+        }).then(withoutUpstreamIdentity);
       },
       describe: () => this.describe(),
       updateSession: async (patch) => {
@@ -580,6 +581,23 @@ export class Gateway {
       'request failed',
     );
   }
+}
+
+/**
+ * A 2026 upstream names itself in every result's `_meta`; to a 2025 session the server is the
+ * gateway (a 2026 caller's answer gets the gateway's name in its place, modern/shape.ts).
+ */
+function withoutUpstreamIdentity(result: JsonObject): JsonObject {
+  const meta = result._meta;
+  if (!isJsonObject(meta) || !(UPSTREAM_SERVER_INFO in meta)) return result;
+  const { [UPSTREAM_SERVER_INFO]: _upstream, ...rest } = meta;
+  return Object.keys(rest).length > 0 ? { ...result, _meta: rest } : omitMeta(result);
+}
+const UPSTREAM_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+function omitMeta(result: JsonObject): JsonObject {
+  const { _meta: _dropped, ...rest } = result;
+  return rest;
 }
 
 /** Aborts `target` when `signal` does; returns how to stop listening. */

@@ -91,6 +91,7 @@ export class GatewayMetrics {
   readonly #sessionsActive: Gauge;
   readonly #sessionStoreUp: Gauge;
   readonly #servers = new Set<string>();
+  #listens: { readonly size: number } | undefined;
   #streams: { readonly size: number } | undefined;
   readonly #isServer: (name: string) => boolean;
 
@@ -178,6 +179,15 @@ export class GatewayMetrics {
       },
     });
 
+    const listensGauge: Gauge = new Gauge({
+      name: 'switchboard_listens_open',
+      help: '2026-07-28 subscriptions/listen requests this replica holds open',
+      registers,
+      collect: () => {
+        listensGauge.set(this.#listens?.size ?? 0);
+      },
+    });
+
     this.observer = {
       onRequest: (event) => this.#onRequest(event),
       onNotificationForwarded: (event) => this.#onNotification(event),
@@ -223,6 +233,11 @@ export class GatewayMetrics {
       }
       for (const upstream of added) unwatch.set(upstream, this.watchUpstream(upstream));
     });
+  }
+
+  /** Where `switchboard_listens_open` reads its value at scrape time (the gateway's Listens). */
+  countListens(listens: { readonly size: number }): void {
+    this.#listens = listens;
   }
 
   /** Where `switchboard_sse_streams_open` reads its value at scrape time (OpenStreams). */

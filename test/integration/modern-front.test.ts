@@ -203,6 +203,15 @@ describe('subscriptions/listen', () => {
   });
 });
 
+describe('subscriptions/listen limits', () => {
+  it('takes at most 100 resource subscriptions per listen, and says which', async () => {
+    const uris = Array.from({ length: 150 }, (_, index) => `demo+everything://resource/${index}`);
+    const subscription = await modern.listen({ resourceSubscriptions: uris });
+    expect(subscription.honoredFilter.resourceSubscriptions).toEqual(uris.slice(0, 100));
+    await subscription.close();
+  });
+});
+
 describe('a gateway with a policy, and one shutting down', () => {
   it('lists are private to the principal when a policy filters them, and denied tools are absent', async () => {
     const filtered = await startGateway({

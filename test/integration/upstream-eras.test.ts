@@ -109,6 +109,8 @@ describe('a gateway fronting upstreams of both eras', () => {
     it.each(ALL)('calls echo on %s, reads one of its resources and gets one of its prompts', async (server) => {
       const called = await client.request('tools/call', { name: `${server}__echo`, arguments: { message: `hello ${server}` } });
       expect(JSON.stringify(called.content)).toContain(`hello ${server}`);
+      // To a 2025 session the server is the gateway: a 2026 upstream's own name stays behind.
+      expect(JSON.stringify(called)).not.toContain('io.modelcontextprotocol/serverInfo');
 
       const [resource] = await listAll(direct.get(server)!, 'resources/list', 'resources');
       const uri = exposedUri(server, String(resource!.uri));

@@ -22,6 +22,8 @@ import { changedItems } from './changed-items.js';
 
 const TOPIC = 'listen-list-changed';
 const HOLDER_PREFIX = 'listen:';
+/** A listen subscribes to at most this many resources; the acknowledgement names those it took. */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 /** Beyond this many changed items a change is announced to every listener of its kind. */
 const MAX_ITEMS_ON_BUS = 500;
 
@@ -117,7 +119,9 @@ export class Listens {
     const holder = `${HOLDER_PREFIX}${this.options.bus.replicaId}:${this.#counter}`;
     const listen: Listen = { id, holder, principal, kinds, resources: new Map(), sink };
     this.#listens.set(holder, listen);
-    const uris = Array.isArray(wanted.resourceSubscriptions) ? wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string') : [];
+    const uris = Array.isArray(wanted.resourceSubscriptions)
+      ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))].slice(0, MAX_RESOURCE_SUBSCRIPTIONS)
+      : [];
     if (uris.length > 0) honoured.resourceSubscriptions = await this.#subscribe(listen, uris);
     return { holder, honoured };
   }
