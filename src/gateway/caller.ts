@@ -22,10 +22,13 @@ export interface Caller {
    * a 2026 request one key of its own (it shares nothing with any other request).
    */
   readonly key: string;
+  /** The transport's id of the request (X-Request-Id), for the lines logged about it. */
+  readonly requestId?: string;
 }
 
-export function sessionCaller(session: SessionRecord, principal: Principal | undefined): Caller {
+export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string): Caller {
   return {
+    ...(requestId !== undefined && { requestId }),
     era: 'legacy',
     principal,
     protocolVersion: session.protocolVersion,

@@ -111,6 +111,8 @@ export interface IncomingRequest {
   readonly request: JsonRpcRequest;
   /** Where messages that belong to this request go; without one, none are asked for. */
   readonly related?: RelatedChannel;
+  /** The transport's id of the request, for the lines logged about it. */
+  readonly requestId?: string;
 }
 
 export interface InitializeOutcome {
@@ -362,8 +364,8 @@ export class Gateway {
     return this.#access.active;
   }
 
-  async handleRequest({ session, principal, request, related }: IncomingRequest): Promise<JsonRpcResponse> {
-    const { response } = await this.serve(sessionCaller(session, principal), request, related ? { related } : {});
+  async handleRequest({ session, principal, request, related, requestId }: IncomingRequest): Promise<JsonRpcResponse> {
+    const { response } = await this.serve(sessionCaller(session, principal, requestId), request, related ? { related } : {});
     return response;
   }
 
@@ -381,6 +383,7 @@ export class Gateway {
       outcome: error === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
       durationMs: performance.now() - started,
       sessionId: caller.session?.id ?? '',
+      ...(caller.requestId !== undefined && { requestId: caller.requestId }),
       ...(caller.principal && { principal: caller.principal }),
       ...(error && { errorCode: error.code }),
     });
@@ -577,7 +580,7 @@ export class Gateway {
   #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn(
-      { ...(caller.session && { session: shortId(caller.session.id) }), era: caller.era, method: request.method, ...(server !== undefined && { server }), err: message },
+      { ...(caller.requestId !== undefined && { requestId: caller.requestId }), ...(caller.session && { session: shortId(caller.session.id) }), era: caller.era, method: request.method, ...(server !== undefined && { server }), err: message },
       'request failed',
     );
   }

@@ -17,6 +17,8 @@ export interface RequestEvent {
   readonly durationMs: number;
   /** The 2025 session's id; empty for a 2026 request. */
   readonly sessionId: string;
+  /** The transport's id of the request (X-Request-Id). */
+  readonly requestId?: string;
   readonly principal?: Principal;
   /** The JSON-RPC error code, when the outcome is not ok. */
   readonly errorCode?: number;

@@ -18,6 +18,7 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
       logger.info(
         {
           audit: true,
+          ...(event.requestId !== undefined && { requestId: event.requestId }),
           ...(event.principal && { sub: event.principal.sub }),
           ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
           ...(event.era === 'modern' && { era: '2026' }),

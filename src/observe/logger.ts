@@ -1,8 +1,7 @@
 // JSON lines on stdout (pino). Secrets never reach a log line: redact.ts censors credentials
-// wherever they appear, and callers log ids and names, never arguments or tokens. Lines written
-// while serving an HTTP request carry its request id and short session id (log-context.ts).
+// wherever they appear, and callers log ids and names, never arguments or tokens. The lines about
+// one HTTP request (access, audit, a failure) carry its request id, passed to them explicitly.
 import { pino, type Logger } from 'pino';
-import { logContextFields } from './log-context.js';
 import { redactSecrets } from './redact.js';
 
 export type { Logger };
@@ -20,7 +19,6 @@ export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destinat
       // Not pino's `name`: audit lines carry the contract's own `name` (the tool, prompt or URI),
       // and two "name" keys in one line would leave readers to guess which one counts.
       base: { pid: process.pid, service: 'switchboard' },
-      mixin: logContextFields,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),

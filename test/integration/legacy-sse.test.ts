@@ -66,6 +66,17 @@ async function nextMessage(stream: SseConnection): Promise<Record<string, unknow
   return (await stream.next())?.message;
 }
 
+/**
+ * The next response on the stream, past any notification: a replica whose upstream connects after
+ * the session began tells it the list changed, which is news, not noise, but not what is asked.
+ */
+async function nextResponse(stream: SseConnection): Promise<Record<string, unknown> | undefined> {
+  for (;;) {
+    const message = await nextMessage(stream);
+    if (message === undefined || 'id' in message) return message;
+  }
+}
+
 function initialize(protocolVersion: string, id: number | string = 1): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO } };
 }
@@ -312,10 +323,10 @@ describe('the legacy transport across two replicas sharing Redis', () => {
     const elsewhere = onReplica(endpoint, second);
 
     await post(elsewhere, initialize('2024-11-05'));
-    expect(await nextMessage(stream)).toMatchObject({ id: 1, result: { protocolVersion: '2024-11-05' } });
+    expect(await nextResponse(stream)).toMatchObject({ id: 1, result: { protocolVersion: '2024-11-05' } });
     await post(elsewhere, { jsonrpc: '2.0', method: 'notifications/initialized' });
     await post(elsewhere, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'across replicas' } } });
-    expect(await nextMessage(stream)).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'Echo: across replicas' }] } });
+    expect(await nextResponse(stream)).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'Echo: across replicas' }] } });
 
     stream.abort();
     await vi.waitFor(async () => expect((await rawPost(elsewhere, { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(404), { timeout: 5_000 });
@@ -326,7 +337,7 @@ describe('the legacy transport across two replicas sharing Redis', () => {
     const { stream, endpoint } = await openLegacyStream(sseUrl(first.url));
     const elsewhere = onReplica(endpoint, second);
     await post(elsewhere, initialize('2024-11-05'));
-    expect(await nextMessage(stream)).toMatchObject({ id: 1, result: {} });
+    expect(await nextResponse(stream)).toMatchObject({ id: 1, result: {} });
 
     await first.stop();
     expect(await stream.next()).toBeUndefined();

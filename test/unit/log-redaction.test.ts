@@ -2,7 +2,6 @@
 // to a stream the test reads.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runWithLogContext } from '../../src/observe/log-context.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { redactSecrets } from '../../src/observe/redact.js';
 
@@ -72,13 +71,4 @@ describe('log redaction', () => {
     expect(redactSecrets(clean)).toBe(clean);
   });
 
-  it('adds the request id and short session of the request being served to every line', () => {
-    const { logger, lines } = capture();
-    runWithLogContext({ requestId: 'req-1', session: 'abcdefgh' }, () => logger.child({ server: 'everything' }).info('inside'));
-    logger.info('outside');
-    expect(lines()).toEqual([
-      expect.objectContaining({ msg: 'inside', requestId: 'req-1', session: 'abcdefgh', server: 'everything' }),
-      expect.not.objectContaining({ requestId: expect.anything() }),
-    ]);
-  });
 });

@@ -39,6 +39,8 @@ export interface ModernRequestOptions {
   readonly related?: RelatedChannel;
   /** Aborted when the client closes the request's stream: that cancels the request. */
   readonly signal?: AbortSignal;
+  /** The transport's id of the request, for the lines logged about it. */
+  readonly requestId?: string;
 }
 
 export interface ModernFrontOptions {
@@ -67,8 +69,9 @@ export class ModernFront {
   }
 
   async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
-    const caller = this.caller(request, principal);
-    if ('response' in caller) return caller;
+    const read = this.caller(request, principal);
+    if ('response' in read) return read;
+    const caller = options.requestId === undefined ? read : { ...read, requestId: options.requestId };
     if (REMOVED_METHODS.has(request.method)) {
       return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
     }

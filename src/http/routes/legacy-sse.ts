@@ -20,6 +20,7 @@ import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isWellFormedSessionId, newSessionId } from '../../session/session-id.js';
 import type { SessionStore } from '../../session/store.js';
 import type { AppEnv } from '../app-env.js';
+import { responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { tooLarge } from '../middleware/body-size.js';
 import type { OpenStreams } from '../sse/open-streams.js';
@@ -81,7 +82,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       },
       prime: false,
       endpoint: `${messagePath}?sessionId=${sessionId}`,
-      headers: responseHeaders(c),
+      respond: responder(c),
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
       logger,
       onClose: () => later(endSession(sessionId), 'end a session whose stream closed'),
@@ -132,7 +133,9 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       case 'request': {
         const reply = new QueuedReply(session.id, events, logger);
         later(
-          gateway.handleRequest({ session, principal, request: classified.message, related: reply.related }).then((response) => reply.finish(response)),
+          gateway
+            .handleRequest({ session, principal, request: classified.message, related: reply.related, requestId: c.get('requestId') })
+            .then((response) => reply.finish(response)),
           'answer a request',
         );
         break;
@@ -167,7 +170,3 @@ function accepted(c: Context<AppEnv>): Response {
   return c.body(null, 202);
 }
 
-/** Headers the middleware set (request id, CORS) that a hand-made Response must carry too. */
-function responseHeaders(c: Context<AppEnv>): Record<string, string> {
-  return Object.fromEntries(c.res.headers.entries());
-}

@@ -12,6 +12,7 @@ import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
+import type { Responder } from '../responder.js';
 import { ModernReply } from '../sse/modern-reply.js';
 import { SseStream } from '../sse/sse-stream.js';
 
@@ -33,7 +34,7 @@ export interface ModernRouteOptions {
   readonly listens: Listens;
   readonly logger: Logger;
   readonly keepAliveMs: number;
-  readonly headers: (c: Context<AppEnv>) => Record<string, string>;
+  readonly respond: (c: Context<AppEnv>) => Responder;
 }
 
 export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, options: ModernRouteOptions): Response | Promise<Response> {
@@ -51,9 +52,9 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
   const principal = c.get('principal');
   if (message.method === 'subscriptions/listen') return openListen(c, message, options);
 
-  const reply = new ModernReply(options.headers(c));
+  const reply = new ModernReply(options.respond(c));
   void options.front
-    .handle(message, principal, { related: reply.related, signal: c.req.raw.signal })
+    .handle(message, principal, { related: reply.related, signal: c.req.raw.signal, requestId: c.get('requestId') })
     .then(
       (answer) => reply.finish(answer.response, statusOf(answer)),
       (error: unknown) => {
@@ -86,7 +87,7 @@ function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
 async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: ModernRouteOptions): Promise<Response> {
   const caller = options.front.caller(request, c.get('principal'));
   if ('response' in caller) return c.json(caller.response, statusOf(caller));
-  const sse = new SseStream(options.headers(c));
+  const sse = new SseStream(options.respond(c));
   // The acknowledgement goes first: nothing is sent on a listen before it (the spec's rule), so
   // what arrives while the listen subscribes upstream waits behind it.
   let held: string[] | undefined = [];

@@ -20,6 +20,7 @@ import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
+import { responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
@@ -55,7 +56,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     listens: gateway.listens,
     logger,
     keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-    headers: responseHeaders,
+    respond: responder,
   };
 
   app.post(path, async (c) => {
@@ -94,11 +95,11 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         events,
         openStreams,
         prime: session.protocolVersion >= PRIMING_SINCE,
-        headers: responseHeaders(c),
+        respond: responder(c),
         logger,
       });
       void gateway
-        .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related })
+        .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related, requestId: c.get('requestId') })
         .then((response) => reply.finish(response));
       return reply.response;
     }
@@ -130,7 +131,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
       openStreams,
       admits: (message) => gateway.admits(session.id, message),
       prime: session.protocolVersion >= PRIMING_SINCE,
-      headers: responseHeaders(c),
+      respond: responder(c),
       keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       logger,
     });
@@ -146,7 +147,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         if (classified.message.method === 'initialize') {
           return errorResponse(classified.message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: initialize cannot be batched or repeated in a session' });
         }
-        return gateway.handleRequest({ session, principal: c.get('principal'), request: classified.message });
+        return gateway.handleRequest({ session, principal: c.get('principal'), request: classified.message, requestId: c.get('requestId') });
       case 'notification':
         await gateway.handleNotification(session, classified.message);
         return undefined;
@@ -206,7 +207,3 @@ function isModernVersion(version: string | undefined): boolean {
   return version !== undefined && (MODERN_VERSIONS as readonly string[]).includes(version);
 }
 
-/** Headers the middleware set (request id, CORS) that a hand-made Response must carry too. */
-function responseHeaders(c: Context<AppEnv>): Record<string, string> {
-  return Object.fromEntries(c.res.headers.entries());
-}

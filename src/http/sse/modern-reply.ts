@@ -3,6 +3,7 @@
 // for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
+import { JSON_HEADERS, type Responder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
 
 export class ModernReply {
@@ -12,7 +13,7 @@ export class ModernReply {
   #stream: SseStream | undefined;
   #finished = false;
 
-  constructor(private readonly headers: Record<string, string>) {
+  constructor(private readonly respond: Responder) {
     this.response = new Promise((resolve) => (this.#respond = resolve));
     this.related = { send: (message) => this.#send(message) };
   }
@@ -20,7 +21,7 @@ export class ModernReply {
   finish(response: JsonRpcResponse, status: 200 | 400 | 404 = 200): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.#respond(Response.json(response, { status, headers: this.headers }));
+      this.#respond(this.respond(JSON.stringify(response), status, JSON_HEADERS));
       return;
     }
     // Headers went out with the first event: the status is 200 whatever the outcome.
@@ -31,7 +32,7 @@ export class ModernReply {
   #send(message: JsonRpcNotification | JsonRpcRequest): void {
     if (this.#finished) return;
     if (!this.#stream) {
-      this.#stream = new SseStream(this.headers);
+      this.#stream = new SseStream(this.respond);
       this.#respond(this.#stream.response);
     }
     this.#stream.send(undefined, JSON.stringify(message));

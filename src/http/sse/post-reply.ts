@@ -9,6 +9,7 @@ import type { RelatedChannel } from '../../gateway/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import type { OpenStreams } from './open-streams.js';
+import { JSON_HEADERS, type Responder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
 import { newStreamId, RECONNECT_DELAY_MS } from './stream-ids.js';
 
@@ -18,7 +19,8 @@ export interface PostReplyOptions {
   readonly openStreams: OpenStreams;
   /** Whether to start streams with a priming event (clients of 2025-11-25 and later). */
   readonly prime: boolean;
-  readonly headers: Record<string, string>;
+  /** Makes the HTTP response (responder.ts). */
+  readonly respond: Responder;
   readonly logger: Logger;
 }
 
@@ -40,7 +42,7 @@ export class PostReply {
   finish(response: JsonRpcResponse): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.#respond(Response.json(response, { headers: this.options.headers }));
+      this.#respond(this.options.respond(JSON.stringify(response), 200, JSON_HEADERS));
       return;
     }
     const { sse } = this.#stream;
@@ -56,7 +58,7 @@ export class PostReply {
 
   #startStream(): void {
     const id = newStreamId('post');
-    const sse = new SseStream(this.options.headers);
+    const sse = new SseStream(this.options.respond);
     this.#stream = { id, sse };
     this.options.openStreams.add(this.options.sessionId, sse);
     if (this.options.prime) sse.prime(`${id}.0`, RECONNECT_DELAY_MS);

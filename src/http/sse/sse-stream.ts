@@ -1,6 +1,8 @@
 // One Server-Sent Events response. Knows the wire format and whether the client is still there;
 // nothing about MCP.
 
+import type { Responder } from '../responder.js';
+
 const encoder = new TextEncoder();
 
 export const SSE_HEADERS = {
@@ -17,7 +19,8 @@ export class SseStream {
   #closed = false;
   readonly #onClose = new Set<() => void>();
 
-  constructor(headers: Record<string, string> = {}) {
+  /** `respond` makes the HTTP response (responder.ts); without one, a plain Response (tests). */
+  constructor(respond: Responder = (body, status, headers) => new Response(body, { status, headers })) {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
@@ -25,7 +28,7 @@ export class SseStream {
       // The client went away: nothing more can be written, whatever the producer thinks.
       cancel: () => this.#markClosed(),
     });
-    this.response = new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...headers } });
+    this.response = respond(body, 200, SSE_HEADERS);
   }
 
   get closed(): boolean {

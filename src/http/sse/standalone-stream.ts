@@ -4,6 +4,7 @@
 import type { Logger } from '../../observe/logger.js';
 import { parseEventId, type EventMessage, type SessionEvents, type StreamEvent } from '../../session/events.js';
 import type { OpenStreams } from './open-streams.js';
+import type { Responder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
 import { newStreamId, RECONNECT_DELAY_MS, streamKind } from './stream-ids.js';
 
@@ -15,7 +16,8 @@ export interface StandaloneStreamOptions {
   /** Whether a queued message may go to this session now (log levels). */
   readonly admits: (message: EventMessage) => Promise<boolean>;
   readonly prime: boolean;
-  readonly headers: Record<string, string>;
+  /** Makes the HTTP response (responder.ts). */
+  readonly respond: Responder;
   /** How often an idle stream gets a comment, so proxies keep it open. */
   readonly keepAliveMs?: number;
   readonly logger: Logger;
@@ -31,7 +33,7 @@ const DEFAULT_KEEP_ALIVE_MS = 25_000;
 export function openStandaloneStream(options: StandaloneStreamOptions): Response {
   const resumed = options.lastEventId === undefined ? undefined : parseEventId(options.lastEventId);
   const streamId = resumed?.streamId ?? newStreamId('get');
-  const sse = new SseStream(options.headers);
+  const sse = new SseStream(options.respond);
   options.openStreams.add(options.sessionId, sse);
   if (options.endpoint !== undefined) sse.event('endpoint', options.endpoint);
   if (options.onClose) sse.onClose(options.onClose);
