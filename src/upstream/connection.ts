@@ -177,6 +177,7 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
     path = await openEraPath({
       server: name,
       client,
+      transport,
       capabilities: info.capabilities,
       carried: options.carried ?? { subscriptions: [] },
       timeoutMs: connectTimeoutMs,

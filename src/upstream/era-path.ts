@@ -2,10 +2,11 @@
 // requests as they are, and what earlier connections were asked (carried-state.ts) is asked
 // again. A modern (2026-07-28) one gets the translations of modern-requests.ts and the listens of
 // modern-listens.ts, which start from the carried subscriptions and log level.
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
 import type { CarriedState } from './carried-state.js';
 import { UpstreamRpcError } from './errors.js';
+import { LeanRequests } from './lean-requests.js';
 import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
 import { passThroughResult } from './pass-through.js';
@@ -22,6 +23,8 @@ export interface EraPathOptions {
   readonly server: string;
   /** Connected: its era is known. */
   readonly client: Client;
+  /** The client's transport, which a 2025-era path sends its requests on directly (lean-requests.ts). */
+  readonly transport: Transport;
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly carried: CarriedState;
   /** For the requests made while opening (asking again, listening). */
@@ -32,8 +35,9 @@ export interface EraPathOptions {
 }
 
 export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
-  const send = sendThrough(options.client);
-  return options.client.getProtocolEra() === 'modern' ? openModern(options, send) : openLegacy(options, send);
+  if (options.client.getProtocolEra() === 'modern') return openModern(options, sendThrough(options.client));
+  const lean = new LeanRequests(options.server, options.transport);
+  return openLegacy(options, (method, params, requestOptions) => lean.request(method, params, requestOptions), lean);
 }
 
 /**
@@ -51,7 +55,7 @@ function sendThrough(client: Client): SendRequest {
     })) as JsonObject;
 }
 
-async function openLegacy(options: EraPathOptions, send: SendRequest): Promise<EraPath> {
+async function openLegacy(options: EraPathOptions, send: SendRequest, lean: LeanRequests): Promise<EraPath> {
   const { subscriptions, logLevel } = options.carried;
   const again = (method: string, params: JsonObject) =>
     send(method, params, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
@@ -64,7 +68,7 @@ async function openLegacy(options: EraPathOptions, send: SendRequest): Promise<E
   return {
     request: send,
     ping: (timeoutMs) => send('ping', undefined, { timeoutMs }),
-    close: async () => {},
+    close: async () => lean.close('the connection was closed'),
   };
 }
 

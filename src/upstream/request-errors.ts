@@ -4,7 +4,14 @@ import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/cli
 import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
 
 export function translateRequestError(server: string, method: string, timeoutMs: number, error: unknown, signal: AbortSignal | undefined): Error {
-  if (error instanceof UpstreamRpcError || error instanceof UpstreamUnavailableError) return error;
+  if (
+    error instanceof UpstreamRpcError ||
+    error instanceof UpstreamUnavailableError ||
+    error instanceof UpstreamTimeoutError ||
+    error instanceof UpstreamCancelledError
+  ) {
+    return error;
+  }
   if (signal?.aborted) return new UpstreamCancelledError(server, method);
   if (error instanceof ProtocolError) return new UpstreamRpcError(server, error.code, stripSdkPrefix(error.message), error.data);
   if (error instanceof SdkError) {
