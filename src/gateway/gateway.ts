@@ -29,6 +29,7 @@ import {
 } from './json-rpc.js';
 import { InFlightRegistry, type InFlightRequest, type InputChannel } from './in-flight.js';
 import { sessionCaller, type Caller } from './caller.js';
+import type { Cancellation } from './cancellation.js';
 import { completeInputRounds, DEFAULT_MAX_INPUT_ROUNDS, isInputRequired } from './input-rounds.js';
 import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
 import { speaksModern } from './upstream-era.js';
@@ -96,8 +97,8 @@ export interface ServeOptions {
   readonly input?: InputChannel;
   /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
   readonly retry?: { readonly server: string; readonly answers: UpstreamRetry };
-  /** Aborted when the client gives up on the request (a 2026 client closes its stream). */
-  readonly signal?: AbortSignal;
+  /** Fires when the client gives up on the request (a 2026 client closes its stream). */
+  readonly cancel?: Cancellation;
 }
 
 export interface Served {
@@ -399,7 +400,7 @@ export class Gateway {
     if (!this.#startupSettled && !caller.session) await this.#settleStartup();
     const { related } = options;
     const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
-    const stopAbortOnSignal = forwardAbort(options.signal, inFlight.abort);
+    const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.abort.abort('cancelled by the client')) : undefined;
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -420,7 +421,7 @@ export class Gateway {
       this.#access.noteDenial(error, catalog.view, routing, caller.principal, request.method, request.params ?? {}, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
-      stopAbortOnSignal();
+      stopAbortOnSignal?.();
       this.#inFlight.finish(inFlight);
     }
   }
@@ -603,17 +604,6 @@ function omitMeta(result: JsonObject): JsonObject {
   return rest;
 }
 
-/** Aborts `target` when `signal` does; returns how to stop listening. */
-function forwardAbort(signal: AbortSignal | undefined, target: AbortController): () => void {
-  if (!signal) return () => {};
-  if (signal.aborted) {
-    target.abort(signal.reason);
-    return () => {};
-  }
-  const onAbort = () => target.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
-}
 
 function isListMethod(method: string): boolean {
   return method.endsWith('/list') || method === 'resources/templates/list';

@@ -6,6 +6,7 @@
 // here); a 2025 upstream's server-to-client request parks the call until the retry (parked-calls.ts).
 import type { Principal } from '../../auth/principal.js';
 import type { Caller } from '../caller.js';
+import type { Cancellation } from '../cancellation.js';
 import { RpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
 import { inputRequestsOf, isInputRequired } from '../input-rounds.js';
@@ -37,8 +38,8 @@ export interface ModernAnswer {
 export interface ModernRequestOptions {
   /** The request's own stream: progress and (when asked for) log messages. */
   readonly related?: RelatedChannel;
-  /** Aborted when the client closes the request's stream: that cancels the request. */
-  readonly signal?: AbortSignal;
+  /** Fires when the client closes the request's stream: that cancels the request. */
+  readonly cancel?: Cancellation;
   /** The transport's id of the request, for the lines logged about it. */
   readonly requestId?: string;
 }
@@ -86,7 +87,7 @@ export class ModernFront {
     }
     const call = new ModernCall(caller.clientCapabilities);
     call.start((serveOptions) => this.options.gateway.serve(caller, request, serveOptions));
-    const outcome = await call.next(options.related, options.signal);
+    const outcome = await call.next(options.related, options.cancel);
     const park = outcome.kind === 'input' ? this.options.parked.park(call) : undefined;
     return this.#answer(request, binding, caller, toResumeOutcome(outcome, call.round), park);
   }
@@ -105,8 +106,8 @@ export class ModernFront {
     const { parked } = this.options;
     const outcome =
       state.replica === parked.replicaId
-        ? await parked.resumeLocal(state.park, state.round, inputResponses, options.related, options.signal)
-        : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.signal).catch(
+        ? await parked.resumeLocal(state.park, state.round, inputResponses, options.related, options.cancel)
+        : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.cancel).catch(
             (error: unknown): ResumeOutcome | RpcError => (error instanceof RpcError ? error : new RpcError(-32603, String(error))),
           );
     if (outcome instanceof RpcError) return { response: errorResponse(request.id, outcome.toJson()), refused: false };

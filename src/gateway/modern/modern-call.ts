@@ -7,6 +7,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../json-rpc.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { Served } from '../gateway.js';
 import type { InputRequest } from '../input-rounds.js';
+import { CancelSource, type Cancellation } from '../cancellation.js';
 import { InputCollector } from './input-collector.js';
 
 export type RoundOutcome =
@@ -17,7 +18,8 @@ export type RoundOutcome =
 
 export class ModernCall {
   readonly collector: InputCollector;
-  readonly abort = new AbortController();
+  /** Cancels the call itself (upstream too): the client left, or never came back. */
+  readonly abort = new CancelSource();
   readonly related: RelatedChannel;
   #target: RelatedChannel | undefined;
   #served: Promise<Served> | undefined;
@@ -30,24 +32,21 @@ export class ModernCall {
   }
 
   /** Starts the call once; `serve` is Gateway.serve bound to the caller and request. */
-  start(serve: (options: { related: RelatedChannel; input: InputCollector['channel']; signal: AbortSignal }) => Promise<Served>): void {
-    this.#served ??= serve({ related: this.related, input: this.collector.channel, signal: this.abort.signal });
+  start(serve: (options: { related: RelatedChannel; input: InputCollector['channel']; cancel: Cancellation }) => Promise<Served>): void {
+    this.#served ??= serve({ related: this.related, input: this.collector.channel, cancel: this.abort });
   }
 
   /**
    * Waits for what the client hears next: the result, or questions. Related messages go to
-   * `target` meanwhile; `signal` is the current HTTP request's (its closing cancels the call).
+   * `target` meanwhile; `gone` is the current HTTP request's (its closing cancels the call).
    */
-  async next(target: RelatedChannel | undefined, signal: AbortSignal | undefined): Promise<RoundOutcome> {
+  async next(target: RelatedChannel | undefined, gone: Cancellation | undefined): Promise<RoundOutcome> {
     const served = this.#served;
     if (!served) throw new Error('ModernCall.next before start');
     this.#target = target;
-    let onAbort: (() => void) | undefined;
+    let stopListening: (() => void) | undefined;
     const cancelled = new Promise<RoundOutcome>((resolve) => {
-      if (!signal) return;
-      onAbort = () => resolve({ kind: 'cancelled' });
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      stopListening = gone?.onCancel(() => resolve({ kind: 'cancelled' }));
     });
     try {
       const outcome = await Promise.race([served.then((result): RoundOutcome => ({ kind: 'done', served: result })), this.collector.next(), cancelled]);
@@ -55,7 +54,7 @@ export class ModernCall {
       if (outcome.kind === 'input') this.round += 1;
       return outcome;
     } finally {
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       // Between rounds nothing is listening: progress of a parked call has no stream to go to.
       this.#target = undefined;
     }
@@ -67,7 +66,7 @@ export class ModernCall {
   }
 
   cancel(reason: string): void {
-    this.abort.abort(reason);
+    this.abort.cancel();
     this.collector.abandon(reason);
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../observe/logger.js';
 import { RpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcResponse } from '../json-rpc.js';
+import type { Cancellation } from '../cancellation.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { ModernCall, RoundOutcome } from './modern-call.js';
 
@@ -104,7 +105,7 @@ export class ParkedCalls {
     round: number,
     inputResponses: JsonObject,
     related: RelatedChannel | undefined,
-    signal: AbortSignal | undefined,
+    gone: Cancellation | undefined,
   ): Promise<ResumeOutcome> {
     const parked = this.#parked.get(id);
     if (!parked || parked.call.round !== round) return { kind: 'gone' };
@@ -113,13 +114,13 @@ export class ParkedCalls {
     const call = this.#take(id);
     if (!call) return { kind: 'gone' };
     call.answer(inputResponses);
-    const outcome = await call.next(related, signal);
+    const outcome = await call.next(related, gone);
     if (outcome.kind === 'input') this.park(call, id);
     return toResumeOutcome(outcome, call.round);
   }
 
   /** Sends the answers to the replica that holds the call, and waits for what it says. */
-  async resumeRemote(replica: string, id: string, round: number, inputResponses: JsonObject, signal: AbortSignal | undefined): Promise<WireOutcome> {
+  async resumeRemote(replica: string, id: string, round: number, inputResponses: JsonObject, gone: Cancellation | undefined): Promise<WireOutcome> {
     this.#counter += 1;
     const rid = `${this.bus.replicaId}.${this.#counter}`;
     const outcome = new Promise<WireOutcome>((resolve, reject) => {
@@ -141,13 +142,12 @@ export class ParkedCalls {
         acknowledged: () => clearTimeout(noAck),
       });
     });
-    const onAbort = () => void this.bus.send(replica, Topic.cancel, { park: id }).catch(() => {});
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const stopListening = gone?.onCancel(() => void this.bus.send(replica, Topic.cancel, { park: id }).catch(() => {}));
     try {
       await this.bus.send(replica, Topic.resume, { rid, park: id, round, inputResponses });
       return await outcome;
     } finally {
-      signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
     }
   }
 

@@ -11,6 +11,7 @@ import { META } from '../../gateway/modern/envelope.js';
 import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
+import { clientGone } from '../client-gone.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
 import type { Responder } from '../responder.js';
 import { ModernReply } from '../sse/modern-reply.js';
@@ -54,7 +55,7 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
 
   const reply = new ModernReply(options.respond(c));
   void options.front
-    .handle(message, principal, { related: reply.related, signal: c.req.raw.signal, requestId: c.get('requestId') })
+    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId') })
     .then(
       (answer) => reply.finish(answer.response, statusOf(answer)),
       (error: unknown) => {
