@@ -27,14 +27,15 @@ export interface Caller {
 }
 
 export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string): Caller {
+  // One literal of fixed shape (no conditional spreads): it is made for every 2025 request.
   return {
-    ...(requestId !== undefined && { requestId }),
     era: 'legacy',
     principal,
     protocolVersion: session.protocolVersion,
     clientCapabilities: session.clientCapabilities,
-    ...(session.logLevel !== undefined && { logLevel: session.logLevel }),
+    logLevel: session.logLevel,
     session,
     key: session.id,
+    requestId,
   };
 }
