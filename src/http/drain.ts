@@ -103,9 +103,14 @@ export class HttpDrain {
   }
 }
 
+/**
+ * The body of an SSE answer, else undefined. The header is asked first: reading `body` of
+ * @hono/node-server's light response turns it into a real web Response with a stream (an
+ * undici Response, a ReadableStream and its controllers), which a plain JSON answer never needs.
+ */
 function eventStreamBody(response: Response): ReadableStream<Uint8Array> | undefined {
-  if (!response.body || response.headers.get('content-type')?.startsWith('text/event-stream') !== true) return undefined;
-  return response.body;
+  if (response.headers.get('content-type')?.startsWith('text/event-stream') !== true) return undefined;
+  return response.body ?? undefined;
 }
 
 /**
