@@ -1,164 +1,153 @@
-// `npm run bench`: what the gateway costs on the hot path, tools/call, in each protocol era, measured
-// against calling the same upstream directly. server-everything runs over Streamable HTTP on
-// 127.0.0.1, the built gateway CLI in front of it, each in its own process; this process is the load.
-// Three targets: the gateway with a 2025 session, the gateway with stateless 2026-07-28 requests,
-// and the upstream direct (targets.ts). Two loads: the official SDK client, and a light HTTP client
-// that leaves the cores to the processes under test (sdk-load.ts, http-load.ts). Within a scenario
-// the targets take turns round by round, the order reversed every round, so drift of the machine
-// (thermal, other work, JIT warming up) falls on all alike and the ratios come from one run.
-// A benchmark, not a test: it prints figures, writes them as JSON, and fails only when calls fail.
-//
-//   npm run bench                                  the full run (1.5 to 2.5 minutes, bounded below 3)
-//   npm run bench -- --only concurrent             one scenario: sequential | concurrent
-//   npm run bench -- --load http                   one load: sdk | http
-//   npm run bench -- --target gateway-2026         only some targets (repeatable): gateway-2025 | gateway-2026 | direct
-//   npm run bench -- --json /tmp/run-a.json        where the JSON goes (default bench/results/latest.json)
-//   npm run bench -- --cpu-prof --load http --target gateway-2026
-//                                                  profile the gateway (node --cpu-prof) on one path and summarise it
-//   npm run bench -- --gateway-cli /tmp/dist-b/cli.js --gateway-node-arg=--import=/tmp/patch.mjs
-//                                                  try another build of the gateway, or node options for it alone
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// `npm run bench`: the project's performance record. One process tree on one machine, so every
+// ratio comes from one run: this process is the load; the floor, server-everything (stdio and
+// Streamable HTTP), the built gateway CLI (memory and Redis stores), mcp-proxy and redis-server
+// each run in their own process. Phases (options.ts says how to run a subset):
+//   echo      tools/call of echo on every target, sequential and 50 in flight, the light load,
+//             targets interleaved round by round (targets.ts, load-phases.ts)
+//   ping      answered by the front alone, against the floor's ping
+//   sdk       the official v2 and v1 clients on a few targets: what deployed clients see
+//   scale     tools/list with 1, 10 and 100 upstreams of 50 tools (scale-tools-list.ts)
+//   sessions  10,000 idle sessions per store, and a list_changed fan-out to them (idle-sessions.ts)
+// Then the verdicts: the ratios issue 10 judges, with their targets (verdicts.ts). A benchmark, not
+// a test: it prints figures and writes them as JSON, and fails only when calls fail.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 
-import { summariseProfile } from './cpu-profile.js';
+import { compareResults } from './compare.js';
+import { summariseProfiles } from './cpu-profile.js';
 import type { Comparison } from './figures.js';
-import { httpLoad } from './http-load.js';
-import type { LoadGenerator } from './load.js';
+import { idleSessions, IDLE_SESSIONS, type SessionsResult } from './idle-sessions.js';
+import { LOAD_PHASES, runLoadPhase, targetsNeeded } from './load-phases.js';
+import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
-import { startEverything, startGateway, stopAll } from './processes.js';
-import { comparisonTable, failureLines, machineLines } from './report.js';
-import { writeResults } from './results-json.js';
-import { compareTargets, ROUNDS, SCENARIOS, type ScenarioName } from './scenarios.js';
-import { sdkLoad } from './sdk-load.js';
-import { isTargetName, targetsFor, TARGET_NAMES, type TargetName } from './targets.js';
+import { parseOptions, USAGE, type Options } from './options.js';
+import { removeRunDir, runDir, stopAll } from './processes.js';
+import { comparisonTable, failureLines, machineLines, sessionsTable, startupLines, verdictTable } from './report.js';
+import { readResults, toDocument, writeResults } from './results-json.js';
+import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
+import type { RoundHooks } from './scenarios.js';
+import { startStack, type GatewaySettings } from './stack.js';
+import type { Target } from './targets.js';
+import { verdicts } from './verdicts.js';
 
-const LOADS: readonly LoadGenerator[] = [sdkLoad, httpLoad];
 const DEFAULT_JSON = fileURLToPath(new URL('./results/latest.json', import.meta.url));
-// A last guard over the bounds of each phase (scenarios.ts: at most ~2 minutes of phases): whatever
-// hangs, the run ends within 3 minutes, build included, and takes its processes with it.
-const RUN_DEADLINE_MS = 150_000;
+// A last guard over the bounds of each phase: whatever hangs, the run ends, and takes its processes with it.
+const RUN_DEADLINE_MS = 480_000;
 
-interface Options {
-  readonly scenarios: readonly ScenarioName[];
-  readonly loads: readonly LoadGenerator[];
-  readonly targets: readonly TargetName[];
-  readonly jsonPath: string;
-  readonly cpuProfile: boolean;
-  readonly gatewayCli: string | undefined;
-  readonly gatewayNodeArgs: readonly string[] | undefined;
-}
-
-function options(): Options {
-  const { values } = parseArgs({
-    options: {
-      only: { type: 'string' },
-      load: { type: 'string' },
-      target: { type: 'string', multiple: true },
-      json: { type: 'string' },
-      'cpu-prof': { type: 'boolean', default: false },
-      'gateway-cli': { type: 'string' },
-      'gateway-node-arg': { type: 'string', multiple: true },
-    },
-  });
-  const { only, load } = values;
-  if (only !== undefined && only !== 'sequential' && only !== 'concurrent') throw new Error(`--only: expected sequential or concurrent, got "${only}"`);
-  const loads = load === undefined ? LOADS : LOADS.filter((generator) => generator.name === load);
-  if (loads.length === 0) throw new Error(`--load: expected ${LOADS.map((generator) => generator.name).join(' or ')}, got "${load}"`);
-  const targets = values.target ?? [...TARGET_NAMES];
-  const unknown = targets.find((name) => !isTargetName(name));
-  if (unknown !== undefined) throw new Error(`--target: expected one of ${TARGET_NAMES.join(', ')}, got "${unknown}"`);
-  return {
-    scenarios: only === undefined ? ['sequential', 'concurrent'] : [only],
-    loads,
-    // In the table's order, whatever the order on the command line.
-    targets: TARGET_NAMES.filter((name) => targets.includes(name)),
-    jsonPath: values.json ?? DEFAULT_JSON,
-    cpuProfile: values['cpu-prof'],
-    gatewayCli: values['gateway-cli'],
-    gatewayNodeArgs: values['gateway-node-arg'],
-  };
-}
-
-async function main(): Promise<number> {
-  const opts = options();
+async function main(opts: Options): Promise<number> {
   const startedAt = new Date();
-  const cpuProfileDir = opts.cpuProfile ? mkdtempSync(join(tmpdir(), 'switchboard-cpuprof-')) : undefined;
-
-  progress('starting server-everything (Streamable HTTP) and the gateway (node dist/cli.js)');
-  const upstream = await startEverything();
-  const gateway = await startGateway(upstream.url, {
-    ...(cpuProfileDir !== undefined && { cpuProfileDir }),
+  const gateway: GatewaySettings = {
+    logLevel: opts.logLevel,
     ...(opts.gatewayCli !== undefined && { cli: opts.gatewayCli }),
     ...(opts.gatewayNodeArgs !== undefined && { nodeArgs: opts.gatewayNodeArgs }),
-  });
-  progress(`server-everything (pid ${upstream.pid ?? '?'}) at ${upstream.url}; gateway (pid ${gateway.pid}) at ${gateway.url}`);
-  const allTargets = targetsFor(gateway.url, upstream.url);
-  const targets = opts.targets.map((name) => allTargets[name]);
-  const pids = { gateway: gateway.pid, upstream: upstream.pid };
-
+  };
   const comparisons: Comparison[] = [];
-  for (const load of opts.loads) {
-    for (const scenario of opts.scenarios) comparisons.push(await compareTargets(load, SCENARIOS[scenario], targets, pids, progress));
+  const profiles: string[] = [];
+
+  const loadPhases = opts.phases.filter((phase) => LOAD_PHASES[phase] !== undefined);
+  const names = targetsNeeded(loadPhases, opts.targets);
+  if (names.length > 0) {
+    progress(`starting ${names.join(', ')}`);
+    const running = await startStack(names, gateway, progress);
+    const hooks = profilerHooks(opts, running, profiles);
+    for (const phase of loadPhases) comparisons.push(...(await runLoadPhase(phase, running, opts.scenarios, hooks, progress)));
+    // The scale phases start their own processes; these would only take memory and the odd timer.
+    await stopAll();
   }
+  let scaleStartups: readonly ScaleStartup[] = [];
+  if (opts.phases.includes('scale')) {
+    const scale = await scaleToolsList(gateway, progress);
+    comparisons.push(...scale.comparisons);
+    scaleStartups = scale.startups;
+  }
+  const sessions: SessionsResult[] = [];
+  if (opts.phases.includes('sessions')) {
+    for (const store of ['memory', 'redis'] as const) sessions.push(await idleSessions(store, gateway, progress));
+  }
+  await stopAll();
 
   const host = machine();
-  const { sequential, concurrent } = SCENARIOS;
+  const judged = verdicts({ comparisons, sessions });
   const notes = [
-    ...(cpuProfileDir !== undefined ? ['the gateway ran under --cpu-prof: its figures are slowed by the profiler'] : []),
+    `gateways log at ${opts.logLevel} to files (as deployed: one access and one audit line per call at info)`,
+    ...(opts.profileTarget !== undefined ? [`${opts.profileTarget}'s front ran under the CPU profiler during its measured rounds: its figures are slowed`] : []),
     ...(opts.gatewayCli !== undefined ? [`gateway CLI ${opts.gatewayCli}`] : []),
     ...(opts.gatewayNodeArgs !== undefined ? [`gateway node options ${opts.gatewayNodeArgs.join(' ')}`] : []),
   ];
-  process.stdout.write(
-    [
-      '',
-      'Switchboard bench: tools/call of echo through the gateway (everything__echo), 2025 session and 2026 stateless, vs direct (echo) to server-everything',
-      ...machineLines(startedAt, host),
-      `loads:   sdk = official v2 client (@modelcontextprotocol/client, pinned to 2026-07-28 for the 2026 target); ` +
-        `http = undici Pool with keep-alive, one connection per caller`,
-      `work:    sequential ${sequential.calls} calls on 1 caller after ${sequential.warmupCalls} warm-up (at most ${sequential.maxDurationMs / 1000} s); ` +
-        `concurrent ${concurrent.workers} callers (2025: one session each), ${concurrent.calls} calls after ${concurrent.warmupCalls} warm-up ` +
-        `(at most ${concurrent.maxDurationMs / 1000} s); per target, in ${ROUNDS} rounds whose order alternates`,
-      ...notes.map((note) => `note:    ${note}`),
-      '',
-      comparisonTable(comparisons),
-      '',
-      'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; upstream = server-everything, load = this process.',
-      'Ratio rows: of/to for p50, p99, calls/s; on the 2026/2025 row also the gateway CPU per call.',
-      '',
-    ].join('\n'),
-  );
+  const out = [
+    '',
+    'Switchboard bench: tools/call of echo (and ping, tools/list) through each front vs the floor and the upstream alone',
+    ...machineLines(startedAt, host),
+    'loads:   light = undici Pool, keep-alive, one connection per caller (HTTP) or the one stdio pipe; sdk-v2/v1 = official clients',
+    ...notes.map((note) => `note:    ${note}`),
+    '',
+    comparisonTable(comparisons),
+    '',
+    'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; front = gateway or mcp-proxy,',
+    'upstream = server-everything (or the floor), load = this process.',
+  ];
+  if (scaleStartups.length > 0) out.push('', ...startupLines(scaleStartups));
+  if (sessions.length > 0) {
+    out.push('', `${IDLE_SESSIONS} idle 2025 sessions (initialize only), per session after a full GC; fan-out: from the upstream's change to every session's notification queued`, sessionsTable(sessions));
+  }
+  out.push('', verdictTable(judged), '');
+  process.stdout.write(out.join('\n'));
 
-  writeResults(opts.jsonPath, {
+  const document = toDocument({
     startedAt,
     machine: host,
     source: sourceRevision(),
-    settings: { scenarios: SCENARIOS, rounds: ROUNDS, loads: opts.loads.map((load) => load.name), targets: opts.targets, notes },
+    settings: { phases: opts.phases, scenarios: opts.scenarios, targets: opts.targets, loadPhases: LOAD_PHASES, idleSessions: IDLE_SESSIONS, notes },
     comparisons,
+    scaleStartups,
+    sessions,
+    verdicts: judged,
   });
+  writeResults(opts.jsonPath, document);
   progress(`figures written to ${opts.jsonPath}`);
+  if (opts.comparePath !== undefined) process.stdout.write(`\nchange since ${opts.comparePath}:\n${compareResults(readResults(opts.comparePath), document)}\n`);
+  if (profiles.length > 0) process.stdout.write(`\n${summariseProfiles(profiles)}\n`);
+
+  const problems = await gatewayLogProblems(runDir());
+  for (const [file, count] of Object.entries(problems.counts)) progress(`${file}: ${count} warnings or errors`);
+  problems.first.forEach((line) => progress(line));
+  if (opts.keep) progress(`run directory kept: ${runDir()}`);
+  else removeRunDir();
 
   const failed = failureLines(comparisons);
   failed.forEach((line) => process.stderr.write(`bench: ${line}\n`));
-
-  await stopAll();
-  if (cpuProfileDir !== undefined) {
-    const [profile] = readdirSync(cpuProfileDir).filter((file) => file.endsWith('.cpuprofile'));
-    if (profile === undefined) throw new Error(`the gateway wrote no profile into ${cpuProfileDir}`);
-    process.stdout.write(`\n${summariseProfile(join(cpuProfileDir, profile))}\n`);
-  }
   return failed.length === 0 ? 0 : 1;
+}
+
+/** Profiles the chosen target's front during each of its measured rounds, one file per round. */
+function profilerHooks(opts: Options, running: readonly Target[], files: string[]): RoundHooks | undefined {
+  if (opts.profileTarget === undefined) return undefined;
+  const chosen = running.find((target) => target.name === opts.profileTarget);
+  if (chosen?.control === undefined) {
+    progress(`--profile: ${opts.profileTarget} is not running, or has no front process to profile`);
+    return undefined;
+  }
+  const control = chosen.control;
+  return {
+    async before(target) {
+      if (target === chosen) await control.profileStart();
+    },
+    async after(target) {
+      if (target !== chosen) return;
+      const file = join(runDir(), `profile-${files.length + 1}.cpuprofile`);
+      await control.profileStop(file);
+      files.push(file);
+    },
+  };
 }
 
 function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
 
-// Ctrl-C: stop the gateway and the upstream before leaving, then exit as an interrupted program does.
+// Ctrl-C: stop everything started before leaving, then exit as an interrupted program does.
 process.once('SIGINT', () => {
-  progress('interrupted; stopping the gateway and the upstream');
+  progress('interrupted; stopping what the bench started');
   void stopAll().finally(() => process.exit(130));
 });
 
@@ -168,13 +157,21 @@ const watchdog = setTimeout(() => {
 }, RUN_DEADLINE_MS);
 watchdog.unref();
 
-main().then(
+let options: Options;
+try {
+  options = parseOptions(process.argv.slice(2), DEFAULT_JSON);
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+  process.exit(2);
+}
+main(options).then(
   (code) => {
     process.exitCode = code;
   },
   async (error: unknown) => {
     process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     await stopAll();
+    progress(`the run directory (configs, logs) is kept: ${runDir()}`);
     process.exitCode = 1;
   },
 );
