@@ -34,6 +34,17 @@ export function compareResults(before: ResultsDocument, after: ResultsDocument):
     const then = before.verdicts.find((v) => v.what === now.what);
     return [now.id, now.what, then?.raw === undefined ? 'n/a' : then.raw.toFixed(3), now.raw === undefined ? 'n/a' : now.raw.toFixed(3), now.goal, now.pass === undefined ? 'n/a' : now.pass ? 'PASS' : 'FAIL'];
   });
+  const scaleRows: string[][] = [];
+  for (const now of after.sessions) {
+    const then = before.sessions.find((s) => s.store === now.store);
+    if (then === undefined) continue;
+    scaleRows.push([`${now.store} sessions: fan-out ms`, fixed(then.fanoutMs, 0), fixed(now.fanoutMs, 0), change(then.fanoutMs ?? NaN, now.fanoutMs ?? NaN)]);
+    scaleRows.push([`${now.store} sessions: opened/s`, fixed(then.opensPerSecond, 0), fixed(now.opensPerSecond, 0), change(then.opensPerSecond, now.opensPerSecond)]);
+  }
+  for (const now of after.scaleStartups) {
+    const then = before.scaleStartups.find((s) => s.upstreams === now.upstreams);
+    if (then !== undefined) scaleRows.push([`startup with ${now.upstreams} upstreams, ms`, fixed(then.startupMs, 0), fixed(now.startupMs, 0), change(then.startupMs, now.startupMs)]);
+  }
   return [
     `before: ${before.startedAt} ${before.source?.commit.slice(0, 12) ?? ''}${before.source?.dirty ? ' (dirty)' : ''}`,
     `after:  ${after.startedAt} ${after.source?.commit.slice(0, 12) ?? ''}${after.source?.dirty ? ' (dirty)' : ''}`,
@@ -41,8 +52,11 @@ export function compareResults(before: ResultsDocument, after: ResultsDocument):
     formatTable(['phase', 'target', 'p50 ms', 'change', 'calls/s', 'change', 'front CPU ms/call'], rows, 2),
     '',
     formatTable(['', 'ratio (issue 10)', 'before', 'after', 'target', 'now'], verdictRows, 2),
+    ...(scaleRows.length > 0 ? ['', formatTable(['scale', 'before', 'after', 'change'], scaleRows, 1)] : []),
   ].join('\n');
 }
+
+const fixed = (value: number | undefined, digits: number): string => (value === undefined ? 'n/a' : value.toFixed(digits));
 
 function change(before: number, after: number): string {
   if (!Number.isFinite(before) || !Number.isFinite(after) || before === 0) return '';
