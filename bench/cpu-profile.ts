@@ -59,7 +59,7 @@ export function summariseProfiles(files: readonly string[], top = 25): string {
       busyUs += durationUs;
       const pkg = packageOf(frame);
       const owner = ownerOf(node.id);
-      add(byFunction, pkg === NATIVE ? `${frame.functionName}  (native, for ${owner})` : functionKey(frame), durationUs);
+      add(byFunction, pkg === NATIVE ? `${frame.functionName || '(unnamed)'}  (native, for ${owner})` : functionKey(frame), durationUs);
       add(byPackage, pkg, durationUs);
       add(byOwner, owner, durationUs);
       if (pkg === 'switchboard') add(ownFunctions, functionKey(frame), durationUs);
