@@ -47,3 +47,14 @@ function parentPidOf(pid: number): number | undefined {
     return undefined; // gone meanwhile
   }
 }
+
+/** The children of `parentPid` whose command line contains `pattern`: a front's stdio upstream, not its short-lived probes. */
+export function childPidsRunning(parentPid: number, pattern: string): number[] {
+  return childPids(parentPid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pattern);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}

@@ -1,15 +1,16 @@
-// The figures a phase result comes down to, and the ratios between targets: one definition for
-// the printed table and the JSON file, so the two always agree.
-import { MEASURED_PROCESSES, type MeasuredProcess, type PhaseResult } from './load.js';
+// The figures a phase result comes down to: one definition for the printed table, the verdicts
+// and the JSON file, so the three always agree.
+import { MEASURED_PROCESSES, type LoadName, type MeasuredProcess, type PhaseResult } from './load.js';
 import { summarise } from './percentiles.js';
-import type { Target, TargetName } from './targets.js';
 
-/** One scenario under one load: each target's result, measured in the same interleaved rounds. */
+/** One scenario of one phase under one load: each target's result, measured in the same interleaved rounds. */
 export interface Comparison {
-  readonly load: 'sdk' | 'http';
+  /** What was called: "echo", "ping", "tools/list". */
+  readonly phase: string;
+  readonly load: LoadName;
   /** e.g. "sequential" or "50 concurrent". */
   readonly scenario: string;
-  readonly results: readonly { readonly target: Target; readonly result: PhaseResult }[];
+  readonly results: readonly { readonly target: { readonly name: string; readonly label: string }; readonly result: PhaseResult }[];
 }
 
 export interface Figures {
@@ -40,35 +41,5 @@ export function figuresOf(result: PhaseResult): Figures {
     maxMs: summary?.max ?? Number.NaN,
     callsPerSecond: result.samples.length / (result.elapsedMs / 1000),
     cpuMsPerCall,
-  };
-}
-
-/**
- * The comparisons worth a line: each era through the gateway against the upstream alone, and the
- * eras against each other. A ratio is `of / to`: for latency above 1 means slower, for throughput
- * below 1 means fewer calls per second.
- */
-export const RATIOS: readonly { readonly label: string; readonly of: TargetName; readonly to: TargetName }[] = [
-  { label: '2025/direct', of: 'gateway-2025', to: 'direct' },
-  { label: '2026/direct', of: 'gateway-2026', to: 'direct' },
-  { label: '2026/2025', of: 'gateway-2026', to: 'gateway-2025' },
-];
-
-export interface Ratio {
-  readonly p50: number;
-  readonly p99: number;
-  readonly callsPerSecond: number;
-  readonly gatewayCpuPerCall?: number;
-}
-
-export function ratioOf(of: Figures, to: Figures): Ratio {
-  const gatewayOf = of.cpuMsPerCall.gateway;
-  const gatewayTo = to.cpuMsPerCall.gateway;
-  return {
-    p50: of.p50Ms / to.p50Ms,
-    p99: of.p99Ms / to.p99Ms,
-    callsPerSecond: of.callsPerSecond / to.callsPerSecond,
-    // Only between the two gateway eras: the one figure that survives a noisy machine.
-    ...(gatewayOf !== undefined && gatewayTo !== undefined && { gatewayCpuPerCall: gatewayOf / gatewayTo }),
   };
 }

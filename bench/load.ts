@@ -1,12 +1,14 @@
-// The load, whatever sends it: a set of callers, each a closed loop of tools/call, and what a phase
-// of such calls measured. Two generators implement the callers: the official SDK client
-// (sdk-load.ts), as deployed clients send, and a light HTTP one (http-load.ts), whose own cost is
-// small enough not to hide the gateway's on a machine with few cores.
+// The load, whatever sends it: a set of callers, each a closed loop of calls, and what a phase of
+// such calls measured. Three generators implement the callers: a light one (plain HTTP through
+// undici, or the raw stdio pipe; light-load.ts), whose own cost is small enough not to hide the
+// front's on a machine with few cores, and the official SDK clients v2 and v1 (sdk-load.ts), as
+// deployed clients send.
+import type { Operation } from './operations.js';
 import type { Target } from './targets.js';
 
 export interface BenchClient {
-  /** One tools/call of the echo tool; rejects on a protocol error or a result that is not the echo. */
-  callEcho(): Promise<void>;
+  /** One call of the group's operation; rejects on a protocol error or a wrong answer. */
+  call(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,10 +18,14 @@ export interface ClientGroup {
   close(): Promise<void>;
 }
 
+export type LoadName = 'light' | 'sdk-v2' | 'sdk-v1';
+
 export interface LoadGenerator {
-  readonly name: 'sdk' | 'http';
-  /** `count` independent callers of `target`; for a 2025 target each has its own session. */
-  open(target: Target, count: number): Promise<ClientGroup>;
+  readonly name: LoadName;
+  /** Whether this load can call `target` (an SDK client speaks HTTP only; v1 knows no 2026 requests). */
+  supports(target: Target): boolean;
+  /** `count` independent callers of `target`; for a 2025 HTTP target each has its own session. */
+  open(target: Target, count: number, operation: Operation): Promise<ClientGroup>;
 }
 
 export interface PhaseResult {
@@ -33,9 +39,9 @@ export interface PhaseResult {
   readonly cpuMs?: Readonly<Partial<Record<MeasuredProcess, number>>>;
 }
 
-/** The gateway, the upstream (server-everything), and this process, which generates the load. */
-export type MeasuredProcess = 'gateway' | 'upstream' | 'load';
-export const MEASURED_PROCESSES: readonly MeasuredProcess[] = ['gateway', 'upstream', 'load'];
+/** The front (gateway, mcp-proxy), the upstream (server-everything, the floor), and this process, which generates the load. */
+export type MeasuredProcess = 'front' | 'upstream' | 'load';
+export const MEASURED_PROCESSES: readonly MeasuredProcess[] = ['front', 'upstream', 'load'];
 
 /**
  * One worker per client, each a loop of calls, taking calls from one shared budget of
@@ -57,7 +63,7 @@ export async function runWorkers(clients: readonly BenchClient[], totalCalls: nu
       started += 1;
       const t0 = performance.now();
       try {
-        await client.callEcho();
+        await client.call();
         samples.push(performance.now() - t0);
       } catch (error) {
         errors += 1;

@@ -1,43 +1,35 @@
-// The processes under test: server-everything over Streamable HTTP, and the built gateway CLI in
-// front of it. Each runs in its own process, as in production, so the load generator's event loop
-// (this process) never competes with the gateway's for the same thread. Everything binds 127.0.0.1,
-// and everything started here is stopped by stopAll(), on success, on error and on Ctrl-C.
+// The processes under test, each in its own process as in production, so this process (the load)
+// never shares an event loop with what it measures: the floor, server-everything (stdio and
+// Streamable HTTP), the built gateway CLI, mcp-proxy, redis-server. Everything binds 127.0.0.1;
+// everything started here is stopped by stopAll(), on success, on error and on Ctrl-C. Logs go to
+// files in one run directory (logs.ts reads their warnings at the end), not through this process.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { spawnTracked, stopChild } from '../test/support/child-process.js';
-import { childPids } from './cpu-time.js';
+import { spawnTracked, stopChild, waitForStderrLine } from '../test/support/child-process.js';
 import { freePort } from '../test/support/free-port.js';
+import { startRedisServer } from '../test/support/redis-server-process.js';
+import type { RunningRedis } from '../test/support/running-redis.js';
 import { startEverythingHttp, type HttpUpstream } from '../test/support/upstreams.js';
+import { childPids, childPidsRunning } from './cpu-time.js';
+import { FRONT_HOOKS, frontControl, type FrontControl } from './front-control.js';
+import { startStdioPeer, type StdioPeer } from './stdio-peer.js';
 
+const { resolve: resolvePackage } = createRequire(import.meta.url);
+export const EVERYTHING_MAIN = resolvePackage('@modelcontextprotocol/server-everything/dist/index.js');
+const MCP_PROXY_BIN = join(resolvePackage('mcp-proxy/package.json'), '..', 'dist', 'bin', 'mcp-proxy.mjs');
+const TSX_LOADER = pathToFileURL(resolvePackage('tsx')).href;
+const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-// Takes the gateway down if this process dies without running its cleanup (see the file).
+// Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;
 const STARTUP_TIMEOUT_MS = 20_000;
-// Long enough for a clean drain, so that --cpu-prof gets to write its profile on exit.
-const GATEWAY_STOP_GRACE_MS = 15_000;
-
-export interface RunningGatewayProcess {
-  /** The gateway's MCP endpoint. */
-  readonly url: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-export interface GatewayProcessOptions {
-  /** pino level for the gateway; warn by default, so logging does not dominate the figures. */
-  readonly logLevel?: string;
-  /** When set, the gateway runs with `node --cpu-prof` and writes its profile here on exit. */
-  readonly cpuProfileDir?: string;
-  /** Another build of the CLI (a copy of dist/ with a change to try), for A/B runs; dist/cli.js by default. */
-  readonly cli?: string;
-  /** Extra node options for the gateway only, e.g. `--import ./patch.mjs` or `--max-semi-space-size=64`. */
-  readonly nodeArgs?: readonly string[];
-}
+// Long enough for a clean drain (the gateway's shutdownTimeoutSeconds is 5).
+const STOP_GRACE_MS = 10_000;
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -49,77 +41,155 @@ export async function stopAll(): Promise<void> {
   }
 }
 
-export interface RunningUpstream extends HttpUpstream {
-  /** Its process id where it can be found (Linux), for its CPU time. */
-  readonly pid: number | undefined;
+let dir: string | undefined;
+
+/** The run's directory: configs, logs, profiles; made on first use. */
+export function runDir(): string {
+  dir ??= mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  return dir;
 }
 
-/** server-everything over Streamable HTTP on a loopback port (the same helper the integration tests use). */
-export async function startEverything(): Promise<RunningUpstream> {
+/** Removes the run directory, once its logs and profiles have been read (after stopAll). */
+export function removeRunDir(): void {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+}
+
+/** A log file in the run directory, opened for a child's stdout/stderr. */
+function logFd(name: string): number {
+  const fd = openSync(join(runDir(), `${name}.log`), 'a');
+  cleanups.push(async () => closeSync(fd));
+  return fd;
+}
+
+export interface RunningProcess {
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+export function startRedis(): Promise<RunningRedis> {
+  return track(startRedisServer());
+}
+
+/** server-everything over Streamable HTTP on a loopback port (the helper the integration tests use). */
+export async function startEverythingOverHttp(): Promise<HttpUpstream & { readonly pid: number | undefined }> {
   // The helper does not hand out its child, so the new child of this process is found in /proc.
   const before = new Set(childPids(process.pid));
-  const upstream = await startEverythingHttp();
-  cleanups.push(() => upstream.stop());
+  const upstream = await track(startEverythingHttp());
   const started = childPids(process.pid).filter((pid) => !before.has(pid));
   return { ...upstream, pid: started.length === 1 ? started[0] : undefined };
 }
 
-/**
- * The built CLI (`node dist/cli.js --config FILE --port N`) with one upstream, `everything`.
- * The gateway announces its URL in an info line ("switchboard listening"), which a warn level
- * suppresses; so the port is chosen here and readiness is read from /readyz instead, which also
- * says when the upstream is connected.
- */
-export async function startGateway(upstreamUrl: string, options: GatewayProcessOptions = {}): Promise<RunningGatewayProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const configFile = join(dir, 'switchboard.json');
-  const config = {
-    server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 },
-    mcpServers: { everything: { url: upstreamUrl, transport: 'streamable-http' } },
-  };
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
+/** server-everything over stdio with this process holding the pipe (the stdio-direct target). */
+export function startEverythingOverStdio(): Promise<StdioPeer> {
+  return track(startStdioPeer(process.execPath, [EVERYTHING_MAIN, 'stdio'], logFd('everything-stdio-direct')));
+}
 
+export interface RunningFloor extends RunningProcess {
+  readonly url: string;
+}
+
+export async function startFloor(): Promise<RunningFloor> {
+  const child = spawnTracked(process.execPath, ['--import', TSX_LOADER, FLOOR_SERVER], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const stop = (): Promise<void> => stopChild(child);
+  cleanups.push(stop);
+  const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
+  return { url: url!, pid: child.pid!, stop };
+}
+
+/** A process in front of upstreams (the gateway, mcp-proxy), with front-hooks.mjs preloaded. */
+export interface RunningFront extends RunningProcess {
+  /** Its MCP endpoint. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly control: FrontControl;
+  /** Its children whose command line contains `pattern` (its stdio upstreams), for their CPU time. */
+  upstreamPids(pattern: string): number[];
+}
+
+export interface GatewayOptions {
+  /** Names the log file. */
+  readonly label: string;
+  /** The config file's content (switchboard.json). */
+  readonly config: object;
+  /** pino level; info (as deployed) unless the run says otherwise. */
+  readonly logLevel: string;
+  /** Another build of the CLI (a copy of dist/ with a change to try), for A/B runs; dist/cli.js by default. */
+  readonly cli?: string;
+  /** Extra node options for the gateway only, e.g. `--expose-gc` or `--max-semi-space-size=64`. */
+  readonly nodeArgs?: readonly string[];
+  /** How long its upstreams may take to be ready (100 stdio servers on two cores take a while). */
+  readonly readyTimeoutMs?: number;
+}
+
+/**
+ * The built CLI (`node dist/cli.js --config FILE --port N`). Its log lines go to a file; readiness
+ * is read from /readyz, which also says when every configured upstream is connected.
+ */
+export async function startGateway(options: GatewayOptions): Promise<RunningFront> {
+  const configFile = join(runDir(), `${options.label}.json`);
+  writeFileSync(configFile, JSON.stringify(options.config, null, 2));
   const port = await freePort();
-  const nodeArgs = ['--import', EXIT_WITH_PARENT, ...(options.nodeArgs ?? [])];
-  if (options.cpuProfileDir !== undefined) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+  const log = logFd(`gateway-${options.label}`);
+  const nodeArgs = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, ...(options.nodeArgs ?? [])];
   const child = spawnTracked(process.execPath, [...nodeArgs, options.cli ?? BUILT_CLI, '--config', configFile, '--port', String(port)], {
-    env: { ...process.env, LOG_LEVEL: options.logLevel ?? 'warn' },
-    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: options.logLevel },
+    stdio: ['pipe', log, log, 'ipc'],
   });
-  cleanups.push(() => stopChild(child, GATEWAY_STOP_GRACE_MS));
-  relayLogLines(child);
-
-  const base = `http://127.0.0.1:${port}`;
-  await waitUntilReady(child, `${base}/readyz`);
-  return { url: `${base}/mcp`, pid: child.pid!, stop: () => stopChild(child, GATEWAY_STOP_GRACE_MS) };
+  const front = frontOf(child, `http://127.0.0.1:${port}/mcp`);
+  const upstreams = Object.keys((options.config as { mcpServers?: object }).mcpServers ?? {});
+  await waitUntilReady(child, `http://127.0.0.1:${port}/readyz`, upstreams, options.readyTimeoutMs ?? STARTUP_TIMEOUT_MS);
+  return front;
 }
 
-/**
- * Shows the gateway's log lines (warnings and errors at the default level) on stderr, so a problem
- * during the run is visible, and keeps its stdout pipe drained so the gateway never blocks on it.
- */
-function relayLogLines(child: ChildProcess): void {
-  const lines = createInterface({ input: child.stdout! });
-  lines.on('line', (line) => process.stderr.write(`[gateway] ${line}\n`));
+/** mcp-proxy in front of server-everything over stdio, serving Streamable HTTP only (what is compared). */
+export async function startMcpProxy(): Promise<RunningFront> {
+  const port = await freePort();
+  const log = logFd('mcp-proxy');
+  const args = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, MCP_PROXY_BIN, '--port', String(port), '--host', '127.0.0.1', '--server', 'stream'];
+  const child = spawnTracked(process.execPath, [...args, '--', process.execPath, EVERYTHING_MAIN, 'stdio'], { stdio: ['pipe', log, log, 'ipc'] });
+  const front = frontOf(child, `http://127.0.0.1:${port}/mcp`);
+  // It connects to its upstream before it listens, so any HTTP answer means ready.
+  await waitFor(child, 'mcp-proxy', STARTUP_TIMEOUT_MS, async () => {
+    await fetch(front.url, { method: 'GET' });
+    return true;
+  });
+  return front;
 }
 
-async function waitUntilReady(child: ChildProcess, readyzUrl: string): Promise<void> {
-  const deadline = performance.now() + STARTUP_TIMEOUT_MS;
+function frontOf(child: ChildProcess, url: string): RunningFront {
+  const stop = (): Promise<void> => stopChild(child, STOP_GRACE_MS);
+  cleanups.push(stop);
+  return { url, pid: child.pid!, child, control: frontControl(child), stop, upstreamPids: (pattern) => childPidsRunning(child.pid!, pattern) };
+}
+
+async function waitUntilReady(child: ChildProcess, readyzUrl: string, upstreams: readonly string[], timeoutMs: number): Promise<void> {
+  await waitFor(child, 'the gateway', timeoutMs, async () => {
+    const response = await fetch(readyzUrl);
+    const body = (await response.json()) as { upstreams?: Record<string, { state?: string }> };
+    return response.ok && upstreams.every((name) => body.upstreams?.[name]?.state === 'ready');
+  });
+}
+
+/** Polls `ready` until it says yes, the child exits, or the time is up. */
+async function waitFor(child: ChildProcess, what: string, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
   let last = 'no answer yet';
   while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the gateway exited during startup (code ${child.exitCode}, signal ${child.signalCode})`);
-    }
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited during startup (code ${child.exitCode}, signal ${child.signalCode}); see its log in ${runDir()}`);
     try {
-      const response = await fetch(readyzUrl);
-      const body = (await response.json()) as { status?: string; upstreams?: Record<string, { state?: string }> };
-      last = JSON.stringify(body);
-      if (response.ok && body.upstreams?.everything?.state === 'ready') return;
+      if (await ready()) return;
+      last = 'not ready';
     } catch (error) {
       last = String(error);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`the gateway was not ready within ${STARTUP_TIMEOUT_MS} ms; last /readyz: ${last}`);
+  throw new Error(`${what} was not ready within ${timeoutMs} ms (${last}); see its log in ${runDir()}`);
+}
+
+async function track<T extends { stop(): Promise<void> }>(starting: Promise<T>): Promise<T> {
+  const running = await starting;
+  cleanups.push(() => running.stop());
+  return running;
 }

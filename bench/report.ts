@@ -1,68 +1,85 @@
-// The printed result: one table per run, with the machine and the date above it. Each scenario has
-// a row per target, then the ratios of figures.ts: the gateway's cost in each era against the
-// upstream alone, and the 2026 stateless path against the 2025 session path.
-import { figuresOf, ratioOf, RATIOS, type Comparison, type Figures } from './figures.js';
+// The printed result: the machine and the date, one table of every load phase (a row per target),
+// the scale rows, and the verdicts: the ratios issue 10 judges, each with its target.
+import { figuresOf, type Comparison, type Figures } from './figures.js';
+import type { SessionsResult } from './idle-sessions.js';
 import type { Machine } from './machine.js';
+import type { ScaleStartup } from './scale-tools-list.js';
+import type { Verdict } from './verdicts.js';
 
 export function machineLines(startedAt: Date, host: Machine): string[] {
   return [
     `date:    ${startedAt.toISOString()} (start of the run)`,
     `node:    ${host.node} (${host.os})`,
     `cpus:    ${host.cpus} x ${host.cpuModel} (availableParallelism ${host.availableParallelism}), ${host.memoryGiB} GiB RAM`,
-    // Our own three processes keep ~2-3 cores busy; much more than that means other work shared the machine.
+    // Our own processes keep ~2-3 cores busy; much more than that means other work shared the machine.
     `load:    ${host.loadAverage.join(' ')} (1/5/15-min load average at the end of the run)`,
   ];
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = ['scenario', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: gateway', 'upstream', 'load'];
+  const header = ['phase', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: front', 'upstream', 'load'];
   const rows: string[][] = [];
-  for (const { load, scenario, results } of comparisons) {
-    const byName = new Map(results.map(({ target, result }) => [target.name, figuresOf(result)]));
-    results.forEach(({ target }, i) => {
-      const f = byName.get(target.name)!;
-      const cpu = f.cpuMsPerCall;
+  for (const { phase, load, scenario, results } of comparisons) {
+    results.forEach(({ target, result }, i) => {
+      const f = figuresOf(result);
       rows.push([
-        i === 0 ? `${load} ${scenario}` : '',
+        i === 0 ? `${phase} ${load} ${scenario}` : '',
         target.label,
         String(f.calls),
         String(f.errors),
         ms(f.p50Ms),
         ms(f.p99Ms),
         rate(f.callsPerSecond),
-        // The gateway idles while the upstream is called directly: no figure, rather than a misleading one.
-        target.viaGateway ? cpuMs(cpu.gateway) : '',
-        cpuMs(cpu.upstream),
-        cpuMs(cpu.load),
+        cpuMs(f.cpuMsPerCall.front),
+        cpuMs(f.cpuMsPerCall.upstream),
+        cpuMs(f.cpuMsPerCall.load),
       ]);
     });
-    for (const { label, of, to } of RATIOS) {
-      const [a, b] = [byName.get(of), byName.get(to)];
-      if (a === undefined || b === undefined) continue;
-      const r = ratioOf(a, b);
-      rows.push(['', label, '', '', ratio(r.p50), ratio(r.p99), ratio(r.callsPerSecond), r.gatewayCpuPerCall === undefined ? '' : ratio(r.gatewayCpuPerCall)]);
-    }
   }
-  return formatTable(header, rows);
+  return formatTable(header, rows, 2);
+}
+
+export function startupLines(startups: readonly ScaleStartup[]): string[] {
+  return startups.map(({ upstreams, tools, startupMs }) => `tools/list gateway with ${upstreams} stdio upstream(s), ${tools} tools: ready in ${(startupMs / 1000).toFixed(1)} s`);
+}
+
+export function sessionsTable(results: readonly SessionsResult[]): string {
+  const header = ['store', 'sessions', 'opened/s', 'gw heap/session', 'gw RSS/session', 'Redis/session', 'fan-out ms', 'reached', 'heap/session after'];
+  const rows = results.map((r) => [
+    r.store,
+    String(r.sessions),
+    rate(r.opensPerSecond),
+    `${kb(r.gatewayHeapBytesPerSession)}${r.gcForced ? '' : ' (no GC)'}`,
+    kb(r.gatewayRssBytesPerSession),
+    r.redisBytesPerSession === undefined ? '' : kb(r.redisBytesPerSession),
+    r.fanoutMs === undefined ? 'timeout' : r.fanoutMs.toFixed(0),
+    String(r.fanoutSessions),
+    kb(r.heapBytesPerSessionAfterFanout),
+  ]);
+  return formatTable(header, rows, 1);
+}
+
+export function verdictTable(list: readonly Verdict[]): string {
+  const rows = list.map((v) => [v.id, v.what, v.value, v.goal, v.pass === undefined ? 'n/a' : v.pass ? 'PASS' : 'FAIL']);
+  return formatTable(['', 'ratio (issue 10)', 'value', 'target', ''], rows, 2);
 }
 
 /** Failed calls, one line per target that had any: the run fails when calls fail. */
 export function failureLines(comparisons: readonly Comparison[]): string[] {
-  return comparisons.flatMap(({ load, scenario, results }) =>
-    results.filter(({ result }) => result.errors > 0).map(({ target, result }) => `${load} ${scenario} ${target.name}: ${result.errors} failed calls, first: ${result.firstError}`),
+  return comparisons.flatMap(({ phase, load, scenario, results }) =>
+    results.filter(({ result }) => result.errors > 0).map(({ target, result }) => `${phase} ${load} ${scenario} ${target.name}: ${result.errors} failed calls, first: ${result.firstError}`),
   );
 }
 
 const ms = (value: number): string => value.toFixed(2);
 const rate = (value: number): string => value.toFixed(0);
-const ratio = (value: number): string => `${value.toFixed(2)}x`;
-/** n/a where the process's CPU time could not be read (no /proc). */
-const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? 'n/a' : ms(value));
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
+/** Blank where the process's CPU time could not be read (no /proc) or there is no such process. */
+const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? '' : ms(value));
 
-/** Left-aligned text columns, right-aligned number columns, a rule under the header. */
-function formatTable(header: readonly string[], rows: readonly string[][]): string {
+/** Left-aligned text columns (the first `textColumns`), right-aligned number columns, a rule under the header. */
+export function formatTable(header: readonly string[], rows: readonly string[][], textColumns: number): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const textColumns = 2;
   const line = (cells: readonly string[]): string =>
     cells
       .map((cell, column) => (column < textColumns ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))

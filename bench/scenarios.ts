@@ -1,86 +1,86 @@
 // One scenario under one load, for several targets: open each target's callers, warm each up, then
 // rounds in which every target runs its share of the calls in turn, the order reversed every round
-// (A B C, C B A, ...), so drift of the machine falls on all targets alike. Every phase is bounded
-// in calls and in time, and so is every warm-up.
+// (A B C, C B A, ...), so drift of the machine falls on all targets alike and every ratio between
+// two rows comes from the same stretch of time. Every phase is bounded in calls and in time, and
+// so is every warm-up.
 import { cpuTimeMs } from './cpu-time.js';
 import type { Comparison } from './figures.js';
 import { combine, runWorkers, type ClientGroup, type LoadGenerator, type MeasuredProcess, type PhaseResult } from './load.js';
+import type { Operation } from './operations.js';
 import type { Target } from './targets.js';
 
-export type ScenarioName = 'sequential' | 'concurrent';
-
 export interface Scenario {
+  /** e.g. "sequential", "50 concurrent". */
   readonly label: string;
-  /** Callers in flight at once; each 2025 caller is its own session. */
+  /** Callers in flight at once; each 2025 HTTP caller is its own session. */
   readonly workers: number;
   readonly warmupCalls: number;
   /** Calls per target, over all rounds. */
   readonly calls: number;
   /** Time bound per target, over all rounds: a slow target gets fewer calls rather than a longer run. */
   readonly maxDurationMs: number;
+  readonly rounds: number;
 }
 
-// Sized so that a full run (2 loads x 2 scenarios x 3 targets) takes about a minute and a half
-// on 2 idle cores, and stays well under 3 minutes on a busy machine where every phase runs into
-// its time bound: 2 x 3 x (6 + 9) s of phases plus 12 warm-ups of at most 2 s is 114 s.
-export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
-  sequential: { label: 'sequential', workers: 1, warmupCalls: 150, calls: 1_000, maxDurationMs: 6_000 },
-  concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 600, calls: 6_000, maxDurationMs: 9_000 },
-};
+/** Something done around each measured round of a target: the profiler, when asked for. */
+export interface RoundHooks {
+  before(target: Target): Promise<void>;
+  after(target: Target): Promise<void>;
+}
 
-// More rounds than targets, so that each target runs early and late in the scenario alike.
-export const ROUNDS = 4;
 // The warm-up is for the JIT and the connection pools; a few seconds is plenty, and it must not stall the run.
 const WARMUP_MAX_MS = 2_000;
 
-/** The processes whose CPU time is read per phase. */
-export interface Pids {
-  readonly gateway: number;
-  readonly upstream: number | undefined;
+export interface ComparisonRun {
+  /** Names the phase in the table and the JSON, e.g. "echo". */
+  readonly phase: string;
+  readonly load: LoadGenerator;
+  readonly operation: Operation;
+  readonly scenario: Scenario;
+  readonly targets: readonly Target[];
+  readonly hooks?: RoundHooks;
+  readonly progress: (message: string) => void;
 }
 
-export async function compareTargets(
-  load: LoadGenerator,
-  scenario: Scenario,
-  targets: readonly Target[],
-  pids: Pids,
-  progress: (message: string) => void,
-): Promise<Comparison> {
+export async function compareTargets({ phase, load, operation, scenario, targets, hooks, progress }: ComparisonRun): Promise<Comparison> {
   const groups = new Map<Target, ClientGroup>();
+  const title = `${phase} ${load.name} ${scenario.label}`;
   try {
     for (const target of targets) {
-      progress(`${load.name} ${scenario.label} ${target.name}: opening ${scenario.workers} callers, warm-up ${scenario.warmupCalls} calls`);
-      const group = await load.open(target, scenario.workers);
+      progress(`${title} ${target.name}: opening ${scenario.workers} callers, warm-up ${scenario.warmupCalls} calls`);
+      const group = await load.open(target, scenario.workers, operation);
       groups.set(target, group);
       await runWorkers(group.clients, scenario.warmupCalls, WARMUP_MAX_MS);
     }
     const rounds = new Map<Target, PhaseResult[]>(targets.map((target) => [target, []]));
-    for (let round = 0; round < ROUNDS; round += 1) {
+    for (let round = 0; round < scenario.rounds; round += 1) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
-      progress(`${load.name} ${scenario.label}: round ${round + 1} of ${ROUNDS} (${order.map((target) => target.name).join(', ')})`);
+      progress(`${title}: round ${round + 1} of ${scenario.rounds}`);
       for (const target of order) {
         const clients = groups.get(target)!.clients;
-        rounds.get(target)!.push(await measured(pids, target, () => runWorkers(clients, scenario.calls / ROUNDS, scenario.maxDurationMs / ROUNDS)));
+        await hooks?.before(target);
+        rounds.get(target)!.push(await measured(target, () => runWorkers(clients, scenario.calls / scenario.rounds, scenario.maxDurationMs / scenario.rounds)));
+        await hooks?.after(target);
       }
     }
-    return { load: load.name, scenario: scenario.label, results: targets.map((target) => ({ target, result: combine(rounds.get(target)!) })) };
+    return { phase, load: load.name, scenario: scenario.label, results: targets.map((target) => ({ target: { name: target.name, label: target.label }, result: combine(rounds.get(target)!) })) };
   } finally {
     await Promise.all([...groups.values()].map((group) => group.close().catch(() => {})));
   }
 }
 
 /**
- * The phase's result, with the CPU time of the processes that served it: the upstream always, the
- * gateway when it is in the path (it idles otherwise), and this process, whose share says how much
- * of the two cores the load itself took. CPU per call is the figure that survives a busy machine,
- * and the upstream's is the yardstick: what one MCP server spends on the same call.
+ * The phase's result, with the CPU time of the processes that served it: the front (when there is
+ * one), the upstream, and this process, whose share says how much of the two cores the load itself
+ * took. CPU per call is the figure that survives a busy machine, and the upstream's is the
+ * yardstick: what one MCP server spends on the same call.
  */
-async function measured(pids: Pids, target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
+async function measured(target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
   const read: [MeasuredProcess, () => number | undefined][] = [
-    ['upstream', () => (pids.upstream === undefined ? undefined : cpuTimeMs(pids.upstream))],
+    ['upstream', () => (target.upstreamPid === undefined ? undefined : cpuTimeMs(target.upstreamPid))],
     ['load', () => loadCpuMs()],
   ];
-  if (target.viaGateway) read.push(['gateway', () => cpuTimeMs(pids.gateway)]);
+  if (target.frontPid !== undefined) read.push(['front', () => cpuTimeMs(target.frontPid!)]);
   const before = read.map(([, now]) => now());
   const result = await run();
   const cpuMs: Partial<Record<MeasuredProcess, number>> = {};

@@ -1,31 +1,77 @@
-// What the bench calls: the gateway in each protocol era, and the upstream directly. server-everything
-// speaks only the 2025 revisions, so "direct" is a 2025 session; the 2026 row is the gateway's
-// stateless path in front of that same upstream, which is what a 2026 client of a 2025 server gets.
+// What the load phases call. Every target answers the same echo (and ping), so the rows differ only
+// in what stands between the load and the answer:
+//   floor          a bare node:http JSON server of ours (floor-server.ts): the least an HTTP front costs
+//   stdio-direct   server-everything over stdio, spoken to by this process: the upstream's own capacity
+//   gw-stdio-*     the gateway, memory store, in front of server-everything over stdio
+//   gw-redis-*     the same with the Redis session store
+//   mcp-proxy      the peer (npm mcp-proxy) in front of server-everything over stdio
+//   http-direct    server-everything over Streamable HTTP, directly
+//   gw-http-*      the gateway in front of that HTTP server
+// -2025 targets open a session (initialize, then Mcp-Session-Id); -2026 targets send stateless
+// 2026-07-28 requests (the `_meta` envelope and its headers), which the gateway serves from a
+// 2025 upstream as a 2026 client of a 2025 server gets it.
+import type { FrontControl } from './front-control.js';
+import type { StdioPeer } from './stdio-peer.js';
 
 export type Era = '2025' | '2026';
 
-export const TARGET_NAMES = ['gateway-2025', 'gateway-2026', 'direct'] as const;
+export const TARGET_NAMES = [
+  'floor',
+  'stdio-direct',
+  'gw-stdio-2025',
+  'gw-stdio-2026',
+  'gw-redis-2025',
+  'gw-redis-2026',
+  'mcp-proxy',
+  'http-direct',
+  'gw-http-2025',
+  'gw-http-2026',
+] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-export interface Target {
+/** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-redis' | 'mcp-proxy' | 'http-upstream' | 'gw-http';
+
+export interface TargetSpec {
   readonly name: TargetName;
   /** As printed in the table. */
   readonly label: string;
-  readonly url: string;
+  readonly part: StackPart;
   /** The echo tool's name as this target exposes it. */
   readonly tool: string;
-  /** 2025: initialize, then calls on an Mcp-Session-Id. 2026: each call stands alone, described by its `_meta` envelope. */
+  /** 2025: initialize, then calls on an Mcp-Session-Id (on stdio: on the one connection). 2026: each call stands alone. */
   readonly era: Era;
-  /** Whether the gateway serves it, so its CPU time belongs to the phase. */
-  readonly viaGateway: boolean;
 }
 
-export function targetsFor(gatewayUrl: string, upstreamUrl: string): Record<TargetName, Target> {
-  return {
-    'gateway-2025': { name: 'gateway-2025', label: 'gateway 2025 session', url: gatewayUrl, tool: 'everything__echo', era: '2025', viaGateway: true },
-    'gateway-2026': { name: 'gateway-2026', label: 'gateway 2026 stateless', url: gatewayUrl, tool: 'everything__echo', era: '2026', viaGateway: true },
-    direct: { name: 'direct', label: 'direct 2025 session', url: upstreamUrl, tool: 'echo', era: '2025', viaGateway: false },
-  };
+const GATEWAY_TOOL = 'everything__echo';
+
+export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
+  floor: { name: 'floor', label: 'floor: bare node:http', part: 'floor', tool: 'echo', era: '2025' },
+  'stdio-direct': { name: 'stdio-direct', label: 'everything stdio direct', part: 'stdio-direct', tool: 'echo', era: '2025' },
+  'gw-stdio-2025': { name: 'gw-stdio-2025', label: 'gw>stdio mem 2025', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2025' },
+  'gw-stdio-2026': { name: 'gw-stdio-2026', label: 'gw>stdio mem 2026', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2026' },
+  'gw-redis-2025': { name: 'gw-redis-2025', label: 'gw>stdio redis 2025', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2025' },
+  'gw-redis-2026': { name: 'gw-redis-2026', label: 'gw>stdio redis 2026', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2026' },
+  'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },
+  'http-direct': { name: 'http-direct', label: 'everything http direct', part: 'http-upstream', tool: 'echo', era: '2025' },
+  'gw-http-2025': { name: 'gw-http-2025', label: 'gw>http 2025', part: 'gw-http', tool: GATEWAY_TOOL, era: '2025' },
+  'gw-http-2026': { name: 'gw-http-2026', label: 'gw>http 2026', part: 'gw-http', tool: GATEWAY_TOOL, era: '2026' },
+};
+
+/**
+ * A target whose processes run: where to send calls, and whose CPU time to read. Its name is one
+ * of TARGET_NAMES for the load phases, or another (the scale rows' gateways).
+ */
+export interface Target extends Omit<TargetSpec, 'name' | 'part'> {
+  readonly name: string;
+  /** An HTTP MCP endpoint, or the stdio pipe this process holds. */
+  readonly endpoint: { readonly kind: 'http'; readonly url: string } | { readonly kind: 'stdio'; readonly peer: StdioPeer };
+  /** The process in front of the upstream (gateway, mcp-proxy); none when the upstream is called directly. */
+  readonly frontPid?: number;
+  /** The process that answers the echo (server-everything, or the floor). */
+  readonly upstreamPid?: number;
+  /** Memory and profiles of the front process (front-hooks.mjs), when it has one. */
+  readonly control?: FrontControl;
 }
 
 export function isTargetName(value: string): value is TargetName {

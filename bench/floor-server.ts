@@ -1,0 +1,58 @@
+// The floor: the least any HTTP front for MCP can cost on this machine. A bare `node:http` server,
+// no framework, that reads the body, parses it, and answers `initialize`, `ping` and the echo tool
+// with the JSON server-everything gives (as plain JSON, not SSE), with a session id as a 2025
+// server does. Whatever a gateway spends above this, it spends on its own work.
+// Runs in its own process (bench/processes.ts starts it) and prints `listening URL` on stderr.
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface Request {
+  readonly id?: number | string;
+  readonly method?: string;
+  readonly params?: { readonly name?: string; readonly arguments?: { readonly message?: unknown }; readonly protocolVersion?: string };
+}
+
+const SERVER_INFO = { name: 'switchboard-bench-floor', version: '1.0.0' };
+let sessions = 0;
+
+const server = createServer((req, res) => {
+  if (req.method === 'DELETE') return void res.writeHead(200).end();
+  if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => respond(res, Buffer.concat(chunks).toString('utf8')));
+});
+
+function respond(res: ServerResponse, body: string): void {
+  let request: Request;
+  try {
+    request = JSON.parse(body) as Request;
+  } catch {
+    return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+  }
+  if (request.id === undefined) return void res.writeHead(202).end(); // a notification
+  const { id, method, params } = request;
+  if (method === 'initialize') {
+    sessions += 1;
+    const result = { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
+    return json(res, 200, { result, jsonrpc: '2.0', id }, { 'mcp-session-id': `floor-${sessions}` });
+  }
+  if (method === 'ping') return json(res, 200, { result: {}, jsonrpc: '2.0', id });
+  if (method === 'tools/call' && params?.name === 'echo') {
+    return json(res, 200, { result: { content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, jsonrpc: '2.0', id });
+  }
+  return json(res, 200, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
+}
+
+function json(res: ServerResponse, status: number, message: object, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(message);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+}
+
+// Loopback only, and a port the bench chose (or any).
+server.listen(Number(process.env.PORT ?? '0'), '127.0.0.1', () => {
+  process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
+});
+// Taken down with the bench, whose stdin pipe closes when it dies.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();

@@ -1,0 +1,50 @@
+// Preloaded (`node --import`) into the processes the bench puts in front of an upstream (the
+// gateway, mcp-proxy), so the bench can ask them, over the IPC channel it spawned them with, for
+// what only the process itself can give: its memory after a full GC (per-session cost), and a CPU
+// profile of exactly the phase under study (not the start-up, not the warm-up). Plain JavaScript,
+// because a TypeScript loader in the measured process would change what is measured. Without an
+// IPC channel it does nothing; with one, it never keeps the process alive.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import process from 'node:process';
+
+const commands = {
+  /** Memory after two full GCs (when started with --expose-gc): what the live objects hold. */
+  async memory() {
+    if (typeof globalThis.gc === 'function') {
+      globalThis.gc();
+      globalThis.gc();
+    }
+    return { ...process.memoryUsage(), gc: typeof globalThis.gc === 'function' };
+  },
+  async profileStart() {
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+    return {};
+  },
+  /** Stops the profile started last and writes it where the bench says, as --cpu-prof would. */
+  async profileStop({ file }) {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
+    return {};
+  },
+};
+let profiler;
+
+if (process.send !== undefined) {
+  process.on('message', (message) => {
+    const { seq, command, ...args } = message ?? {};
+    const run = commands[command];
+    const reply = (body) => process.send?.({ seq, ...body });
+    if (run === undefined) return reply({ error: `unknown command ${String(command)}` });
+    run(args).then(
+      (result) => reply({ result }),
+      (error) => reply({ error: String(error) }),
+    );
+  });
+  // After the listener, which refs the channel: the process may still end on its own (SIGTERM drain).
+  process.channel?.unref();
+}

@@ -1,0 +1,48 @@
+// A smoke run of the bench's load machinery, small enough for CI: the floor server and a stdio
+// server spoken to directly, one tiny echo comparison, and the many-tools fixture's list change.
+// Nothing here asserts a time; it proves the bench's parts still fit together.
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { lightLoad } from '../../bench/light-load.js';
+import { startFloor, stopAll } from '../../bench/processes.js';
+import { MANY_TOOLS } from '../../bench/scale-tools-list.js';
+import { compareTargets } from '../../bench/scenarios.js';
+import { startStdioPeer, type StdioPeer } from '../../bench/stdio-peer.js';
+import type { Target } from '../../bench/targets.js';
+
+const peers: StdioPeer[] = [];
+afterAll(async () => {
+  await Promise.all(peers.map((peer) => peer.stop()));
+  await stopAll();
+});
+
+async function manyTools(toolCount: number): Promise<StdioPeer> {
+  const peer = await startStdioPeer(process.execPath, [MANY_TOOLS], 'ignore', { TOOL_COUNT: String(toolCount) });
+  peers.push(peer);
+  return peer;
+}
+
+describe('the bench', () => {
+  it('measures echo on the floor and on a stdio server in interleaved rounds, without errors', async () => {
+    const floor = await startFloor();
+    const stdio = await manyTools(3);
+    const targets: Target[] = [
+      { name: 'floor', label: 'floor', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: floor.url }, upstreamPid: floor.pid },
+      { name: 'stdio', label: 'stdio', tool: 'echo', era: '2025', endpoint: { kind: 'stdio', peer: stdio }, upstreamPid: stdio.pid },
+    ];
+    const scenario = { label: 'tiny', workers: 3, warmupCalls: 3, calls: 30, maxDurationMs: 5_000, rounds: 2 };
+    const { results } = await compareTargets({ phase: 'echo', load: lightLoad, operation: 'echo', scenario, targets, progress: () => {} });
+    for (const { result } of results) {
+      expect(result.errors).toBe(0);
+      expect(result.samples).toHaveLength(30);
+    }
+  });
+
+  it('lists 50 tools from the scale fixture, and one more after bump', async () => {
+    const peer = await manyTools(50);
+    const before = (await peer.request('tools/list', {})) as { tools: unknown[] };
+    await peer.request('tools/call', { name: 'bump', arguments: {} });
+    const after = (await peer.request('tools/list', {})) as { tools: unknown[] };
+    expect([before.tools.length, after.tools.length]).toEqual([50, 51]);
+  });
+});

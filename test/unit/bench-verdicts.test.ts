@@ -1,0 +1,71 @@
+// The bench's pure parts: the verdicts it prints for issue 10, and the profile summary. The bench
+// itself is not run in CI (it takes minutes and measures time); these keep its arithmetic honest.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { summariseProfiles } from '../../bench/cpu-profile.js';
+import type { Comparison } from '../../bench/figures.js';
+import type { PhaseResult } from '../../bench/load.js';
+import { verdicts } from '../../bench/verdicts.js';
+
+/** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
+function result(calls: number, latencyMs: number, elapsedMs: number): PhaseResult {
+  return { samples: Array.from({ length: calls }, () => latencyMs), errors: 0, elapsedMs };
+}
+
+function comparison(phase: string, scenario: string, results: Record<string, PhaseResult>): Comparison {
+  return { phase, load: 'light', scenario, results: Object.entries(results).map(([name, r]) => ({ target: { name, label: name }, result: r })) };
+}
+
+describe('the bench verdicts', () => {
+  const comparisons = [
+    // 10,000 rps floor, 6,000 rps gateway, 1,000 rps mcp-proxy.
+    comparison('echo', '50 concurrent', { floor: result(1000, 5, 100), 'gw-stdio-2025': result(600, 8, 100), 'mcp-proxy': result(100, 50, 100) }),
+    comparison('echo', 'sequential', { floor: result(100, 0.2, 20), 'gw-stdio-2025': result(100, 0.6, 60) }),
+  ];
+  const byWhat = new Map(verdicts({ comparisons, sessions: [] }).map((v) => [v.what, v]));
+
+  it('passes a throughput ratio that meets its target', () => {
+    const verdict = byWhat.get('gw-stdio-2025 vs floor: throughput at 50 in flight')!;
+    expect(verdict.raw).toBeCloseTo(0.6);
+    expect(verdict.pass).toBe(true);
+    expect(byWhat.get('gw-stdio-2025 vs mcp-proxy: throughput at 50 in flight')!.pass).toBe(true);
+  });
+
+  it('fails a latency above the floor by more than its margin', () => {
+    const verdict = byWhat.get('gw-stdio-2025 minus floor: echo sequential p50')!;
+    expect(verdict.raw).toBeCloseTo(0.4);
+    expect(verdict.pass).toBe(false);
+  });
+
+  it('says n/a, not FAIL, for a figure the run did not take', () => {
+    const verdict = byWhat.get('gw-http-2025 vs http-direct: throughput at 50 in flight')!;
+    expect(verdict.value).toBe('n/a');
+    expect(verdict.pass).toBeUndefined();
+  });
+});
+
+describe('the profile summary', () => {
+  it('charges native code to the package that called it', () => {
+    // root -> sonic-boom write -> fs write (built-in) -> writeString (native): 3 samples of 1 ms in writeString.
+    const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
+    const profile = {
+      nodes: [
+        frame(1, '(root)', '', [2]),
+        frame(2, 'write', 'file:///x/node_modules/sonic-boom/index.js', [3]),
+        frame(3, 'writeSync', 'node:fs', [4]),
+        frame(4, 'writeString', ''),
+      ],
+      samples: [4, 4, 4, 4],
+      timeDeltas: [0, 1000, 1000, 1000],
+    };
+    const file = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), 'a.cpuprofile');
+    writeFileSync(file, JSON.stringify(profile));
+    const summary = summariseProfiles([file]);
+    expect(summary).toMatch(/100\.0%\s+3 ms\s+native code/);
+    expect(summary).toMatch(/100\.0%\s+3 ms\s+sonic-boom/);
+    expect(summary).toContain('writeString  (native, for sonic-boom)');
+  });
+});
