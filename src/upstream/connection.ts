@@ -1,8 +1,7 @@
 // One live connection to one upstream through the official client SDK (v2): the transport for the
 // configured kind, the era negotiation (negotiation.ts), and a request path that hands results
 // back untouched, the same for both eras (the modern one's differences: era-path.ts).
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type PriorDiscovery, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
 import { isStdioUpstream, type HttpUpstreamConfig, type StdioUpstreamConfig, type UpstreamConfig } from '../config/schema.js';
 import { guardedCommand } from './child-guard.js';
@@ -11,9 +10,11 @@ import { openEraPath, type EraPath } from './era-path.js';
 import { passThroughSchemas } from './pass-through.js';
 import { UpstreamUnavailableError } from './errors.js';
 import { withoutSubscriptionId } from './modern-listens.js';
-import { negotiatedInfo, negotiationFor } from './negotiation.js';
+import { negotiatedInfo, negotiationFor, STDIO_PROBE_TIMEOUT_MS } from './negotiation.js';
 import { describeConnectError, errorMessage, isNotInEra, translateRequestError } from './request-errors.js';
 import { pipeLinesToLog } from './stderr-log.js';
+import { probeStdioEra } from './stdio-probe.js';
+import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
 import type { JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 
@@ -71,7 +72,11 @@ export interface OpenConnectionOptions {
 
 export async function openConnection(options: OpenConnectionOptions): Promise<UpstreamConnection> {
   const { config } = options;
-  if (isStdioUpstream(config)) return connectWith(options, 'stdio', () => stdioTransport(options.name, config, options.logger));
+  if (isStdioUpstream(config)) {
+    const spec = stdioSpec(config);
+    const prior = await probeStdioEra(spec, GATEWAY_CLIENT_CAPABILITIES, STDIO_PROBE_TIMEOUT_MS);
+    return connectWith(options, 'stdio', () => stdioTransport(options.name, spec, options.logger), prior);
+  }
   if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config));
   if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) {
     return connectWith(options, 'streamable-http', () => streamableTransport(config, options.resumeSessionId));
@@ -90,18 +95,18 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Up
   }
 }
 
-function stdioTransport(name: string, config: StdioUpstreamConfig, logger: Logger): Transport {
-  // Through `setpriv --pdeathsig SIGKILL` where there is one, so the child dies with the gateway
-  // even when the gateway is killed (child-guard.ts). The SDK's default environment keeps PATH.
+/**
+ * How to start a stdio server: through `setpriv --pdeathsig SIGKILL` where there is one, so the
+ * child dies with the gateway even when the gateway is killed (child-guard.ts).
+ */
+function stdioSpec(config: StdioUpstreamConfig): Omit<StdioSpawn, 'stderr'> {
   const { command, args } = guardedCommand(config.command, config.args);
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    env: { ...config.env },
-    ...(config.cwd !== undefined && { cwd: config.cwd }),
-    // stderr is the server's log, never protocol: it goes to ours, line by line, under its name.
-    stderr: 'pipe',
-  });
+  return { command, args, env: { ...config.env }, ...(config.cwd !== undefined && { cwd: config.cwd }) };
+}
+
+function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: Logger): Transport {
+  // stderr is the server's log, never protocol: it goes to ours, line by line, under its name.
+  const transport = new LeanStdioTransport({ ...spec, stderr: 'pipe' });
   const stderr = transport.stderr;
   // The supervisor's logger already names the server; binding it twice would write "server" twice.
   if (stderr) pipeLinesToLog(stderr, logger.child({ ...(logger.bindings().server === undefined && { server: name }), stream: 'stderr' }));
@@ -132,7 +137,13 @@ function sseTransport(config: HttpUpstreamConfig): Transport {
   });
 }
 
-async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['transport'], makeTransport: () => Transport): Promise<UpstreamConnection> {
+async function connectWith(
+  options: OpenConnectionOptions,
+  kind: UpstreamInfo['transport'],
+  makeTransport: () => Transport,
+  /** The era, when it was asked beforehand (a stdio server's sibling probe): no probe on this connection. */
+  prior?: PriorDiscovery,
+): Promise<UpstreamConnection> {
   const { name, config, handlers } = options;
   const client = new Client(GATEWAY_IMPLEMENTATION, {
     capabilities: GATEWAY_CLIENT_CAPABILITIES,
@@ -172,7 +183,7 @@ async function connectWith(options: OpenConnectionOptions, kind: UpstreamInfo['t
   let info: UpstreamInfo;
   let path: EraPath;
   try {
-    await client.connect(transport, { timeout: connectTimeoutMs });
+    await client.connect(transport, { timeout: connectTimeoutMs, ...(prior && { prior }) });
     info = negotiatedInfo(client, kind, transport.sessionId);
     path = await openEraPath({
       server: name,

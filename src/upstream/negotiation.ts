@@ -8,13 +8,13 @@ import type { UpstreamInfo } from './types.js';
 /**
  * How long a stdio server has to answer the server/discover probe before it counts as a 2025
  * server that ignores requests before initialize (basic/transports/stdio: "does not respond
- * within a reasonable timeout"). The SDK probes on a short-lived sibling process and starts the
- * clock when the probe is written, so this includes the sibling's start: Node servers, npx
+ * within a reasonable timeout"). The probe runs on a short-lived sibling process (stdio-probe.ts)
+ * and the clock starts when the sibling is spawned, so this includes its start: Node servers, npx
  * included once its cache is warm, answer in well under a second; 5 s leaves room for a loaded
  * machine. It is also what a silent 2025 server adds to each (re)connect. A modern server that is
  * slower than this is taken for a 2025 one, refuses the initialize, and is probed again on the
  * supervisor's next attempt. On HTTP no such guess is made: silence there is an outage, and the
- * probe has the whole connect timeout.
+ * SDK's probe has the whole connect timeout.
  */
 export const STDIO_PROBE_TIMEOUT_MS = 5_000;
 
