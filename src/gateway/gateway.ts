@@ -29,7 +29,7 @@ import {
 } from './json-rpc.js';
 import { InFlightRegistry, type InFlightRequest, type InputChannel } from './in-flight.js';
 import { sessionCaller, type Caller } from './caller.js';
-import type { Cancellation } from './cancellation.js';
+import type { Cancellation } from '../protocol/cancellation.js';
 import { completeInputRounds, DEFAULT_MAX_INPUT_ROUNDS, isInputRequired } from './input-rounds.js';
 import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
 import { speaksModern } from './upstream-era.js';
@@ -400,7 +400,7 @@ export class Gateway {
     if (!this.#startupSettled && !caller.session) await this.#settleStartup();
     const { related } = options;
     const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
-    const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.abort.abort('cancelled by the client')) : undefined;
+    const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.cancel('cancelled by the client')) : undefined;
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -529,7 +529,7 @@ export class Gateway {
         return completeInputRounds(first, {
           server,
           maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
-          ask: (input) => this.#relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.abort.signal }),
+          ask: (input) => this.#relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
           retry: (answers) => toUpstream(answers),
         }).then(withoutUpstreamIdentity);
       },
@@ -555,8 +555,8 @@ export class Gateway {
     inFlight: InFlightRequest,
     onProgress: ((update: ProgressUpdate) => void) | undefined,
   ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
-    const options = { signal: inFlight.abort.signal, ...(onProgress && { onProgress }) };
     if (this.#isolated?.has(server)) {
+      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }) };
       const isolated = this.#isolated;
       const session = isolation;
       if (!session) throw new Error('a session-isolated server needs an isolation session');
@@ -571,7 +571,7 @@ export class Gateway {
       if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
       inFlight.servers.add(server);
       try {
-        return await upstream.request(method, params(speaksModern(upstream)), options);
+        return await upstream.request(method, params(speaksModern(upstream)), { cancel: inFlight, ...(onProgress && { onProgress }) });
       } finally {
         inFlight.servers.delete(server);
       }

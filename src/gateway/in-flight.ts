@@ -2,6 +2,7 @@
 // message from a shared upstream connection is traced back to the one caller it can belong to (the
 // only caller with a request in flight on that upstream). A caller is a 2025 session or a single
 // 2026 request (caller.ts); both are found here the same way.
+import type { Cancellation } from '../protocol/cancellation.js';
 import type { UpstreamServerRequest } from '../upstream/types.js';
 import type { Caller } from './caller.js';
 import type { JsonObject } from './json.js';
@@ -14,15 +15,55 @@ import type { RelatedChannel } from './related-channel.js';
  */
 export type InputChannel = (request: UpstreamServerRequest) => Promise<JsonObject>;
 
-export interface InFlightRequest {
-  readonly caller: Caller;
-  readonly requestId: JsonRpcId;
-  readonly abort: AbortController;
-  readonly related: RelatedChannel | undefined;
-  /** Set for 2026 callers; a 2025 session is asked on its own streams (server-requests.ts). */
-  readonly input: InputChannel | undefined;
+/**
+ * One request being served. It can be cancelled (the client's notifications/cancelled, a closed
+ * 2026 stream, the session's end); its AbortSignal is made only for whoever asks for one, since an
+ * AbortController per request is a cost on every call (a transferable object on Node 20) and the
+ * stdio and HTTP request paths of 2025 upstreams listen through `onCancel` instead.
+ */
+export class InFlightRequest implements Cancellation {
   /** Upstreams this request is waiting on. */
-  readonly servers: Set<string>;
+  readonly servers = new Set<string>();
+  #controller: AbortController | undefined;
+  #cancelled: string | undefined;
+  #listeners: (() => void)[] | undefined;
+
+  constructor(
+    readonly caller: Caller,
+    readonly requestId: JsonRpcId,
+    readonly related: RelatedChannel | undefined,
+    /** Set for 2026 callers; a 2025 session is asked on its own streams (server-requests.ts). */
+    readonly input: InputChannel | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#cancelled !== undefined) this.#controller.abort(this.#cancelled);
+    }
+    return this.#controller.signal;
+  }
+
+  cancel(reason: string): void {
+    if (this.#cancelled !== undefined) return;
+    this.#cancelled = reason;
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners ?? [];
+    this.#listeners = undefined;
+    for (const listener of listeners) listener();
+  }
+
+  onCancel(listener: () => void): () => void {
+    if (this.#cancelled !== undefined) {
+      listener();
+      return () => {};
+    }
+    (this.#listeners ??= []).push(listener);
+    return () => {
+      const index = this.#listeners?.indexOf(listener) ?? -1;
+      if (index >= 0) this.#listeners?.splice(index, 1);
+    };
+  }
 }
 
 export type Attribution =
@@ -34,7 +75,7 @@ export class InFlightRegistry {
   readonly #requests = new Map<string, InFlightRequest>();
 
   start(caller: Caller, requestId: JsonRpcId, related: RelatedChannel | undefined, input?: InputChannel): InFlightRequest {
-    const request: InFlightRequest = { caller, requestId, abort: new AbortController(), related, input, servers: new Set() };
+    const request = new InFlightRequest(caller, requestId, related, input);
     this.#requests.set(key(caller.key, requestId), request);
     return request;
   }
@@ -48,13 +89,13 @@ export class InFlightRegistry {
   cancel(callerKey: string, requestId: JsonRpcId, reason?: string): boolean {
     const request = this.#requests.get(key(callerKey, requestId));
     if (!request) return false;
-    request.abort.abort(reason ?? 'cancelled by the client');
+    request.cancel(reason ?? 'cancelled by the client');
     return true;
   }
 
   cancelCaller(callerKey: string): void {
     for (const request of this.#requests.values()) {
-      if (request.caller.key === callerKey) request.abort.abort('the session ended');
+      if (request.caller.key === callerKey) request.cancel('the session ended');
     }
   }
 

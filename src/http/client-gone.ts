@@ -5,7 +5,7 @@
 // almost never happens.
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
-import type { Cancellation } from '../gateway/cancellation.js';
+import type { Cancellation } from '../protocol/cancellation.js';
 
 export function clientGone(c: Context): Cancellation {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;

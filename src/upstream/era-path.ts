@@ -5,7 +5,8 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
 import type { CarriedState } from './carried-state.js';
-import { UpstreamRpcError } from './errors.js';
+import type { Cancellation } from '../protocol/cancellation.js';
+import { UpstreamCancelledError, UpstreamRpcError } from './errors.js';
 import { LeanRequests } from './lean-requests.js';
 import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
@@ -35,7 +36,7 @@ export interface EraPathOptions {
 }
 
 export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
-  if (options.client.getProtocolEra() === 'modern') return openModern(options, sendThrough(options.client));
+  if (options.client.getProtocolEra() === 'modern') return openModern(options, sendThrough(options.client, options.server));
   const lean = new LeanRequests(options.server, options.transport);
   return openLegacy(options, (method, params, requestOptions) => lean.request(method, params, requestOptions), lean);
 }
@@ -44,15 +45,31 @@ export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
  * One request, its result as the upstream sent it: on a modern connection an input_required
  * result too (allowInputRequired; a legacy connection has no such result and ignores it).
  */
-function sendThrough(client: Client): SendRequest {
-  return async (method, params, { signal, timeoutMs, onProgress, headers }) =>
-    (await client.request({ method, ...(params && { params }) }, passThroughResult, {
-      timeout: timeoutMs,
-      allowInputRequired: true,
-      ...(signal && { signal }),
-      ...(onProgress && { onprogress: onProgress }),
-      ...(headers && { headers }),
-    })) as JsonObject;
+function sendThrough(client: Client, server: string): SendRequest {
+  return async (method, params, { signal, cancel, timeoutMs, onProgress, headers }) => {
+    // The SDK wants an AbortSignal; a caller that cancels through a Cancellation gets one made here.
+    const linked = !signal && cancel ? linkedSignal(cancel) : undefined;
+    const aborts = signal ?? linked?.signal;
+    try {
+      return (await client.request({ method, ...(params && { params }) }, passThroughResult, {
+        timeout: timeoutMs,
+        allowInputRequired: true,
+        ...(aborts && { signal: aborts }),
+        ...(onProgress && { onprogress: onProgress }),
+        ...(headers && { headers }),
+      })) as JsonObject;
+    } catch (error) {
+      throw aborts?.aborted ? new UpstreamCancelledError(server, method) : error;
+    } finally {
+      linked?.stop();
+    }
+  };
+}
+
+function linkedSignal(cancel: Cancellation): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const stop = cancel.onCancel(() => controller.abort('cancelled by the client'));
+  return { signal: controller.signal, stop };
 }
 
 async function openLegacy(options: EraPathOptions, send: SendRequest, lean: LeanRequests): Promise<EraPath> {

@@ -22,8 +22,8 @@ interface Pending {
   readonly resolve: (result: JsonObject) => void;
   readonly reject: (error: Error) => void;
   readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
+  /** Stops listening for the caller's cancellation. */
+  stopListening: (() => void) | undefined;
 }
 
 export class LeanRequests {
@@ -50,15 +50,23 @@ export class LeanRequests {
 
   request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject> {
     if (this.#closedReason !== undefined) return Promise.reject(new UpstreamUnavailableError(this.server, this.#closedReason));
-    const { signal, timeoutMs, onProgress } = options;
+    const { signal, cancel, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(new UpstreamCancelledError(this.server, method));
     this.#counter += 1;
     const id = `${ID_PREFIX}${this.#counter}`;
     const sent = onProgress ? withProgressToken(params, `${PROGRESS_PREFIX}${this.#counter}`) : params;
     return new Promise<JsonObject>((resolve, reject) => {
-      const onAbort = signal ? () => this.#cancel(id, new UpstreamCancelledError(this.server, method), 'cancelled by the client') : undefined;
-      if (signal && onAbort) signal.addEventListener('abort', onAbort, { once: true });
-      this.#pending.set(id, { method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, signal, onAbort });
+      const pending: Pending = { method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
+      this.#pending.set(id, pending);
+      // Listening starts once the request is waiting, so that a cancellation that came first (its
+      // listener runs at once) finds it.
+      const onCancel = () => this.#cancel(id, new UpstreamCancelledError(this.server, method), 'cancelled by the client');
+      if (cancel) pending.stopListening = cancel.onCancel(onCancel);
+      else if (signal) {
+        signal.addEventListener('abort', onCancel, { once: true });
+        pending.stopListening = () => signal.removeEventListener('abort', onCancel);
+      }
+      if (!this.#pending.has(id)) return;
       this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
       this.transport.send({ jsonrpc: '2.0', id, method, ...(sent && { params: sent }) } as JSONRPCMessage).catch((error: unknown) => {
         this.#settle(id)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
@@ -111,7 +119,7 @@ export class LeanRequests {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (pending.signal && pending.onAbort) pending.signal.removeEventListener('abort', pending.onAbort);
+    pending.stopListening?.();
     if (this.#pending.size === 0 && this.#sweep) {
       clearInterval(this.#sweep);
       this.#sweep = undefined;

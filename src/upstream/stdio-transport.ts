@@ -2,7 +2,7 @@
 // client SDK's Transport so the SDK still runs the handshake and the server's own requests. Ours
 // rather than the SDK's StdioClientTransport for two costs on every message (bench profile): the
 // SDK writes each message with a syscall of its own, where this one gathers the messages of one
-// tick into one write (50 calls in flight are then a handful of writes); and it checks every
+// turn of the event loop into one write (50 calls in flight are then a handful); and it checks every
 // incoming message against a zod schema, where this one takes any JSON object and leaves meaning
 // to whoever reads it (the gateway relays upstream answers as they are).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -69,11 +69,14 @@ export class LeanStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#closed || stdin.destroyed) return Promise.reject(new Error('Not connected'));
-    // The writes of one tick leave as one: cork now, uncork once the tick's work is done.
+    // The writes of one turn of the event loop leave as one: cork now, uncork once every socket
+    // with news in this turn has been read (setImmediate runs right after that poll). nextTick
+    // would batch only the writes of one request's own microtasks, and each HTTP request arrives
+    // in a callback of its own.
     if (!this.#corked) {
       this.#corked = true;
       stdin.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         this.#corked = false;
         stdin.uncork();
       });

@@ -10,6 +10,8 @@
 //     from a 2025 upstream, see modern-listens.ts). What has no translation is the gateway's to
 //     handle: an `input_required` result (see Upstream.request).
 
+import type { Cancellation } from '../protocol/cancellation.js';
+
 export type UpstreamState = 'connecting' | 'ready' | 'failed' | 'stopped';
 
 /** `modern`: 2026-07-28 or later (per-request `_meta`, no session); `legacy`: initialize-based (2025-11-25 and earlier). */
@@ -53,6 +55,8 @@ export interface ProgressUpdate {
 export interface UpstreamRequestOptions {
   /** Aborting cancels the upstream request (notifications/cancelled goes upstream). */
   readonly signal?: AbortSignal;
+  /** The same as `signal`, for a caller that has no AbortSignal to spare (protocol/cancellation.ts). */
+  readonly cancel?: Cancellation;
   /** Overrides the server's configured timeoutMs. */
   readonly timeoutMs?: number;
   /** When set, the upstream is asked for progress and each update is passed here. */

@@ -6,7 +6,7 @@
 // here); a 2025 upstream's server-to-client request parks the call until the retry (parked-calls.ts).
 import type { Principal } from '../../auth/principal.js';
 import type { Caller } from '../caller.js';
-import type { Cancellation } from '../cancellation.js';
+import type { Cancellation } from '../../protocol/cancellation.js';
 import { RpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
 import { inputRequestsOf, isInputRequired } from '../input-rounds.js';

@@ -7,7 +7,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../json-rpc.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { Served } from '../gateway.js';
 import type { InputRequest } from '../input-rounds.js';
-import { CancelSource, type Cancellation } from '../cancellation.js';
+import { CancelSource, type Cancellation } from '../../protocol/cancellation.js';
 import { InputCollector } from './input-collector.js';
 
 export type RoundOutcome =

@@ -9,7 +9,7 @@ import type { Logger } from '../../observe/logger.js';
 import { RpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcResponse } from '../json-rpc.js';
-import type { Cancellation } from '../cancellation.js';
+import type { Cancellation } from '../../protocol/cancellation.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { ModernCall, RoundOutcome } from './modern-call.js';
 
