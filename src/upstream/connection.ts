@@ -122,21 +122,13 @@ function streamableTransport(config: HttpUpstreamConfig, sessionId?: string): Tr
 }
 
 /**
- * The transport hands its one AbortSignal (aborted when it closes) to every fetch. A POST carries
- * one message and its answer: it goes without that signal, since an answer that arrives after the
- * transport closed is dropped anyway (the request already failed, lean-requests.ts), and linking a
- * signal per POST was a cost on every call (AbortSignal.any; before it, the one shared signal
- * collected a listener per request until garbage collection, thousands under load). The GET stream
- * keeps it: closing the transport must end that stream.
+ * Against a 2025-era server the client hands the transport's one AbortSignal to every fetch, and
+ * undici keeps an abort listener on it per request until the request is garbage collected: under
+ * load that is thousands of listeners, walked on every fetch (and a MaxListeners warning on Node
+ * 20). A dependent signal per request still aborts with the transport's, without the pile-up.
  */
-const fetchWithOwnSignal: typeof fetch = (url, init) => {
-  if (!init?.signal) return fetch(url, init);
-  if (init.method === 'POST') {
-    const { signal: _shared, ...rest } = init;
-    return fetch(url, rest);
-  }
-  return fetch(url, { ...init, signal: AbortSignal.any([init.signal]) });
-};
+const fetchWithOwnSignal: typeof fetch = (url, init) =>
+  fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 function sseTransport(config: HttpUpstreamConfig): Transport {
   return new SSEClientTransport(new URL(config.url), {
