@@ -1,25 +1,21 @@
 // The MCP brain: initialize, then one handler per method, each request answered with exactly one
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
 import type { Principal } from '../auth/principal.js';
-import type { Logger } from '../observe/logger.js';
-import type { Bus } from '../session/bus.js';
-import type { SessionEvents } from '../session/events.js';
-import type { SessionRecord, SessionStore } from '../session/store.js';
+import type { SessionRecord } from '../session/store.js';
 import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
-import { UpstreamUnavailableError } from '../upstream/errors.js';
-import { GATEWAY_IMPLEMENTATION } from '../version.js';
-import type { Catalog } from './catalog.js';
 import type { CatalogView } from './catalog-view.js';
-import { IsolatedServers, type IsolationOptions } from './isolated-servers.js';
+import { IsolatedServers } from './isolated-servers.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
-import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
-import { callTool, getPrompt } from './handlers/calls.js';
-import { listPrompts, listResources, listResourceTemplates, listTools } from './handlers/lists.js';
-import { complete, discover, ping, setLogLevel } from './handlers/misc.js';
-import { readResource, subscribeResource, unsubscribeResource } from './handlers/resources.js';
-import { mergeCapabilities, mergeInstructions, negotiateProtocolVersion } from './initialize.js';
-import { isJsonObject, type JsonObject } from './json.js';
+import type { HandlerContext, RequestTrace } from './handler-context.js';
+import { HANDLERS } from './handlers/index.js';
+import { startSession } from './session-start.js';
+import type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
+
+export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
+import { describeUpstreams, listsFreshForMs } from './description.js';
+import { UpstreamForwarding } from './forwarding.js';
+import type { JsonObject } from './json.js';
 import {
   errorResponse,
   resultResponse,
@@ -27,108 +23,27 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from './json-rpc.js';
-import { InFlightRegistry, type InFlightRequest, type InputChannel } from './in-flight.js';
+import { InFlightRegistry, type InFlightRequest } from './in-flight.js';
 import { sessionCaller, type Caller } from './caller.js';
-import type { Cancellation } from '../protocol/cancellation.js';
-import { completeInputRounds, DEFAULT_MAX_INPUT_ROUNDS, isInputRequired } from './input-rounds.js';
-import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
-import { speaksModern } from './upstream-era.js';
+import { DEFAULT_MAX_INPUT_ROUNDS } from './input-rounds.js';
 import { announceListChanges, policyRecipients } from './list-changed.js';
 import { admitsLogMessage } from './log-levels.js';
-import { AccessViews, type AccessPolicy } from './access.js';
+import { AccessViews } from './access.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { progressTokenOf } from './progress.js';
 import { SessionViews } from './session-views.js';
 import { Listens } from './modern/listens.js';
 import { PrincipalSessions } from './principal-sessions.js';
-import type { RelatedChannel } from './related-channel.js';
-import type { Routing } from './routing.js';
 import { ServerRequestRelay } from './server-requests.js';
 import { SessionOutbox } from './session-outbox.js';
 import { SubscriptionCounter } from './subscriptions.js';
 import { UpstreamLogLevels } from './upstream-log-levels.js';
 import { UpstreamMessageRouter } from './upstream-messages.js';
 
-const HANDLERS: Readonly<Record<string, MethodHandler>> = {
-  ping,
-  'tools/list': listTools,
-  'tools/call': callTool,
-  'prompts/list': listPrompts,
-  'prompts/get': getPrompt,
-  'resources/list': listResources,
-  'resources/templates/list': listResourceTemplates,
-  'resources/read': readResource,
-  'resources/subscribe': subscribeResource,
-  'resources/unsubscribe': unsubscribeResource,
-  'completion/complete': complete,
-  'logging/setLevel': setLogLevel,
-  'server/discover': discover,
-};
-
-export interface GatewayOptions {
-  readonly catalog: Catalog;
-  readonly upstreams: { get(name: string): Upstream | undefined; readonly all: readonly Upstream[] };
-  readonly routing: Routing;
-  readonly store: SessionStore;
-  readonly logger: Logger;
-  readonly pageSize?: number;
-  /** How long initialize waits for upstreams still on their first connection attempt. */
-  readonly startupWaitMs?: number;
-  readonly waitForUpstreams?: (maxWaitMs: number) => Promise<void>;
-  readonly observers?: readonly GatewayObserver[];
-  /** Policy: what each principal may see and call (absent: everything). */
-  readonly access?: AccessPolicy;
-  /** Where messages for sessions wait for their streams (any replica's). */
-  readonly events: SessionEvents;
-  /** Carries cancellations and client answers between replicas. */
-  readonly bus: Bus;
-  /** Servers with `isolation: session`: which, and how to start one for a session. */
-  readonly isolation?: IsolationOptions;
-  /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
-  readonly maxInputRounds?: number;
-}
-
-/** How one request is served, beyond the caller and the message. */
-export interface ServeOptions {
-  /** Where messages that belong to this request go; without one, none are asked for. */
-  readonly related?: RelatedChannel;
-  /** How the upstreams' questions reach a caller without a session (a 2026 request). */
-  readonly input?: InputChannel;
-  /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
-  readonly retry?: { readonly server: string; readonly answers: UpstreamRetry };
-  /** Fires when the client gives up on the request (a 2026 client closes its stream). */
-  readonly cancel?: Cancellation;
-}
-
-export interface Served {
-  readonly response: JsonRpcResponse;
-  readonly trace: RequestTrace;
-}
-
-export interface IncomingRequest {
-  readonly session: SessionRecord;
-  readonly principal?: Principal;
-  readonly request: JsonRpcRequest;
-  /** Where messages that belong to this request go; without one, none are asked for. */
-  readonly related?: RelatedChannel;
-  /** The transport's id of the request, for the lines logged about it. */
-  readonly requestId?: string;
-}
-
-export interface InitializeOutcome {
-  readonly response: JsonRpcResponse;
-  /** Set when initialize succeeded: the new session, already stored. */
-  readonly session?: SessionRecord;
-}
 
 const CANCEL_TOPIC = 'cancel';
-/**
- * The longest the merged lists are promised fresh, even when every change is announced: an
- * upstream that is down drops out and one that recovers comes back, and a client that missed the
- * announcement (no listen open) should not hold a list longer than this.
- */
-const LISTS_FRESH_MS = 60_000;
+
 const UNSUBSCRIBE_TOPIC = 'session-ended';
 const RELEASE_TOPIC = 'unsubscribe';
 
@@ -146,6 +61,7 @@ export class Gateway {
   readonly #isolated: IsolatedServers | undefined;
   readonly #sessionViews: SessionViews;
   readonly #principalSessions: PrincipalSessions;
+  readonly #forwarding: UpstreamForwarding;
   #router: UpstreamMessageRouter | undefined;
   #startupSettled = false;
   /** 2026 subscriptions/listen requests held open on this replica. */
@@ -170,6 +86,12 @@ export class Gateway {
       });
     this.#sessionViews = new SessionViews(options.catalog, options.routing, this.#isolated);
     this.#principalSessions = new PrincipalSessions(options.store);
+    this.#forwarding = new UpstreamForwarding({
+      upstreams: options.upstreams,
+      isolated: this.#isolated,
+      relay: this.#relay,
+      maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+    });
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,
@@ -288,71 +210,23 @@ export class Gateway {
   }
 
   async #initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId: string): Promise<InitializeOutcome> {
-    const params = request.params ?? {};
-    const clientInfo = params.clientInfo;
-    if (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
-      return { response: errorResponse(request.id, rpcErrors.invalidParams('"clientInfo" needs a name and a version').toJson()) };
-    }
-    if (params.capabilities !== undefined && !isJsonObject(params.capabilities)) {
-      return { response: errorResponse(request.id, rpcErrors.invalidParams('"capabilities" must be an object').toJson()) };
-    }
-    await this.#settleStartup();
-
-    const protocolVersion = negotiateProtocolVersion(params.protocolVersion);
-    const session: SessionRecord = {
-      id: sessionId,
-      ...(principal !== undefined && { principal: principal.sub }),
-      ...(this.#access.active && { accessKey: this.#access.keyFor(principal) ?? '' }),
-      protocolVersion,
-      clientInfo: clientInfo as SessionRecord['clientInfo'],
-      clientCapabilities: (params.capabilities as JsonObject | undefined) ?? {},
-      subscriptions: [],
-      upstreamSessions: {},
-      createdAt: Date.now(),
-    };
-    await this.options.store.create(session);
-
-    const { capabilities, instructions } = this.describe();
-    const result: JsonObject = {
-      protocolVersion,
-      capabilities,
-      serverInfo: { ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' },
-      ...(instructions !== undefined && { instructions }),
-    };
-    this.options.logger.info({ session: shortId(session.id), client: clientInfo.name, protocolVersion }, 'session initialized');
-    return { response: resultResponse(request.id, result), session };
+    return startSession(request, principal, sessionId, {
+      settle: () => this.#settleStartup(),
+      accessKey: this.#access.active ? (forPrincipal) => this.#access.keyFor(forPrincipal) ?? '' : undefined,
+      store: this.options.store,
+      describe: () => this.describe(),
+      logger: this.options.logger,
+    });
   }
 
   /** What the gateway offers as one server: the upstreams' merged capabilities and instructions. */
   describe(): { capabilities: JsonObject; instructions: string | undefined } {
-    const announcements = this.options.upstreams.all
-      .filter((upstream) => upstream.state === 'ready' && upstream.info)
-      .map((upstream) => ({
-        server: upstream.name,
-        capabilities: upstream.info?.capabilities ?? {},
-        instructions: upstream.info?.instructions,
-      }));
-    return {
-      capabilities: mergeCapabilities(announcements, this.#isolated?.hasAny() ?? false),
-      instructions: mergeInstructions(announcements),
-    };
+    return describeUpstreams(this.options.upstreams.all, this.#isolated?.hasAny() ?? false);
   }
 
-  /**
-   * How long a client may take the merged lists as fresh: as long as a change is announced (every
-   * upstream offering a list says it announces changes to it, and the gateway passes that on),
-   * else 0: an upstream that changes silently can change the lists at any moment.
-   */
+  /** How long a client may take the merged lists as fresh (description.ts). */
   listsFreshForMs(): number {
-    if (this.#isolated?.hasAny()) return 0;
-    for (const upstream of this.options.upstreams.all) {
-      const capabilities = upstream.info?.capabilities ?? {};
-      for (const kind of ['tools', 'prompts', 'resources'] as const) {
-        const offered = capabilities[kind] as { listChanged?: unknown } | undefined;
-        if (offered !== undefined && offered.listChanged !== true) return 0;
-      }
-    }
-    return LISTS_FRESH_MS;
+    return listsFreshForMs(this.options.upstreams.all, this.#isolated?.hasAny() ?? false);
   }
 
   /** A tool as the principal sees it in the shared catalogue (undefined when unknown or denied). */
@@ -515,24 +389,7 @@ export class Gateway {
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
       releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: caller.key, server, uri }),
-      forward: async (server, method, params) => {
-        trace.server ??= server;
-        const send = this.#sender(isolation, server, inFlight, onProgress);
-        const progressMapped = onProgress !== undefined;
-        const toUpstream = (answers?: UpstreamRetry) =>
-          send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
-        const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
-        // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
-        // a 2025 session is asked on its own streams, and the upstream retried with the answers.
-        if (!session) return first;
-        if (!isInputRequired(first)) return withoutUpstreamIdentity(first);
-        return completeInputRounds(first, {
-          server,
-          maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
-          ask: (input) => this.#relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
-          retry: (answers) => toUpstream(answers),
-        }).then(withoutUpstreamIdentity);
-      },
+      forward: (server, method, params) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace }, server, method, params),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
@@ -543,41 +400,6 @@ export class Gateway {
     };
   }
 
-  /**
-   * Sends one request to `server` for this caller: on the session's own connection for a
-   * session-isolated server, else on the shared one (where messages and questions from the
-   * upstream are attributed to the caller while the request waits). `params` is computed once the
-   * upstream's era is known.
-   */
-  #sender(
-    isolation: SessionRecord | undefined,
-    server: string,
-    inFlight: InFlightRequest,
-    onProgress: ((update: ProgressUpdate) => void) | undefined,
-  ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
-    if (this.#isolated?.has(server)) {
-      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }) };
-      const isolated = this.#isolated;
-      const session = isolation;
-      if (!session) throw new Error('a session-isolated server needs an isolation session');
-      return (method, params) =>
-        isolated.request(session, server, method, params(isolated.isModern(session, server)), {
-          ...options,
-          ...(inFlight.related && { related: inFlight.related }),
-        });
-    }
-    return async (method, params) => {
-      const upstream = this.options.upstreams.get(server);
-      if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
-      inFlight.servers.add(server);
-      try {
-        return await upstream.request(method, params(speaksModern(upstream)), { cancel: inFlight, ...(onProgress && { onProgress }) });
-      } finally {
-        inFlight.servers.delete(server);
-      }
-    };
-  }
-
   #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn(
@@ -585,23 +407,6 @@ export class Gateway {
       'request failed',
     );
   }
-}
-
-/**
- * A 2026 upstream names itself in every result's `_meta`; to a 2025 session the server is the
- * gateway (a 2026 caller's answer gets the gateway's name in its place, modern/shape.ts).
- */
-function withoutUpstreamIdentity(result: JsonObject): JsonObject {
-  const meta = result._meta;
-  if (!isJsonObject(meta) || !(UPSTREAM_SERVER_INFO in meta)) return result;
-  const { [UPSTREAM_SERVER_INFO]: _upstream, ...rest } = meta;
-  return Object.keys(rest).length > 0 ? { ...result, _meta: rest } : omitMeta(result);
-}
-const UPSTREAM_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-
-function omitMeta(result: JsonObject): JsonObject {
-  const { _meta: _dropped, ...rest } = result;
-  return rest;
 }
 
 

@@ -1,0 +1,116 @@
+// How a handler's request reaches its upstream: the caller's params made fit for that upstream's
+// era (upstream-params.ts), on the shared connection or the caller's own (isolation: session), and,
+// when a 2026 upstream asks a 2025 session for input, the rounds that put its questions to the
+// client (input-rounds.ts). What comes back is the upstream's result, for the handler to shape.
+import type { SessionRecord } from '../session/store.js';
+import { UpstreamUnavailableError } from '../upstream/errors.js';
+import type { ProgressUpdate, Upstream } from '../upstream/types.js';
+import type { Caller } from './caller.js';
+import type { RequestTrace } from './handler-context.js';
+import type { InFlightRequest } from './in-flight.js';
+import { completeInputRounds, isInputRequired } from './input-rounds.js';
+import type { IsolatedServers } from './isolated-servers.js';
+import { isJsonObject, type JsonObject } from './json.js';
+import type { ServerRequestRelay } from './server-requests.js';
+import { speaksModern } from './upstream-era.js';
+import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
+
+export interface ForwardingOptions {
+  readonly upstreams: { get(name: string): Upstream | undefined };
+  readonly isolated: IsolatedServers | undefined;
+  readonly relay: ServerRequestRelay;
+  /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
+  readonly maxInputRounds: number;
+}
+
+/** The request being served, as forwarding needs it. */
+export interface ForwardingRequest {
+  readonly caller: Caller;
+  /** Whose connections to session-isolated servers it uses (Gateway.#isolationSession). */
+  readonly isolation: SessionRecord | undefined;
+  readonly inFlight: InFlightRequest;
+  readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+  /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
+  readonly retry: { readonly server: string; readonly answers: UpstreamRetry } | undefined;
+  readonly trace: RequestTrace;
+}
+
+export class UpstreamForwarding {
+  constructor(private readonly options: ForwardingOptions) {}
+
+  async forward(request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<JsonObject> {
+    const { caller, inFlight, onProgress, retry, trace } = request;
+    trace.server ??= server;
+    const send = this.#sender(request.isolation, server, inFlight, onProgress);
+    const progressMapped = onProgress !== undefined;
+    const toUpstream = (answers?: UpstreamRetry) =>
+      send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
+    const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
+    // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
+    // a 2025 session is asked on its own streams, and the upstream retried with the answers.
+    const session = caller.session;
+    if (!session) return first;
+    if (!isInputRequired(first)) return withoutUpstreamIdentity(first);
+    const answered = await completeInputRounds(first, {
+      server,
+      maxRounds: this.options.maxInputRounds,
+      ask: (input) => this.options.relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
+      retry: (answers) => toUpstream(answers),
+    });
+    return withoutUpstreamIdentity(answered);
+  }
+
+  /**
+   * Sends one request to `server` for this caller: on the session's own connection for a
+   * session-isolated server, else on the shared one (where messages and questions from the
+   * upstream are attributed to the caller while the request waits). `params` is computed once the
+   * upstream's era is known.
+   */
+  #sender(
+    isolation: SessionRecord | undefined,
+    server: string,
+    inFlight: InFlightRequest,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+  ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
+    if (this.options.isolated?.has(server)) {
+      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }) };
+      const isolated = this.options.isolated;
+      const session = isolation;
+      if (!session) throw new Error('a session-isolated server needs an isolation session');
+      return (method, params) =>
+        isolated.request(session, server, method, params(isolated.isModern(session, server)), {
+          ...options,
+          ...(inFlight.related && { related: inFlight.related }),
+        });
+    }
+    return async (method, params) => {
+      const upstream = this.options.upstreams.get(server);
+      if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
+      inFlight.servers.add(server);
+      try {
+        return await upstream.request(method, params(speaksModern(upstream)), { cancel: inFlight, ...(onProgress && { onProgress }) });
+      } finally {
+        inFlight.servers.delete(server);
+      }
+    };
+  }
+
+}
+
+/**
+ * A 2026 upstream names itself in every result's `_meta`; to a 2025 session the server is the
+ * gateway (a 2026 caller's answer gets the gateway's name in its place, modern/shape.ts).
+ */
+function withoutUpstreamIdentity(result: JsonObject): JsonObject {
+  const meta = result._meta;
+  if (!isJsonObject(meta) || !(UPSTREAM_SERVER_INFO in meta)) return result;
+  const { [UPSTREAM_SERVER_INFO]: _upstream, ...rest } = meta;
+  return Object.keys(rest).length > 0 ? { ...result, _meta: rest } : omitMeta(result);
+}
+const UPSTREAM_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+function omitMeta(result: JsonObject): JsonObject {
+  const { _meta: _dropped, ...rest } = result;
+  return rest;
+}
+

@@ -1,0 +1,74 @@
+// The Gateway's faces: what it is built from, and what a request to it brings and gets back.
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../observe/logger.js';
+import type { Cancellation } from '../protocol/cancellation.js';
+import type { Bus } from '../session/bus.js';
+import type { SessionEvents } from '../session/events.js';
+import type { SessionRecord, SessionStore } from '../session/store.js';
+import type { Upstream } from '../upstream/types.js';
+import type { AccessPolicy } from './access.js';
+import type { Catalog } from './catalog.js';
+import type { RequestTrace } from './handler-context.js';
+import type { InputChannel } from './in-flight.js';
+import type { IsolationOptions } from './isolated-servers.js';
+import type { JsonRpcRequest, JsonRpcResponse } from './json-rpc.js';
+import type { GatewayObserver } from './observer.js';
+import type { RelatedChannel } from './related-channel.js';
+import type { Routing } from './routing.js';
+import type { UpstreamRetry } from './upstream-params.js';
+
+export interface GatewayOptions {
+  readonly catalog: Catalog;
+  readonly upstreams: { get(name: string): Upstream | undefined; readonly all: readonly Upstream[] };
+  readonly routing: Routing;
+  readonly store: SessionStore;
+  readonly logger: Logger;
+  readonly pageSize?: number;
+  /** How long initialize waits for upstreams still on their first connection attempt. */
+  readonly startupWaitMs?: number;
+  readonly waitForUpstreams?: (maxWaitMs: number) => Promise<void>;
+  readonly observers?: readonly GatewayObserver[];
+  /** Policy: what each principal may see and call (absent: everything). */
+  readonly access?: AccessPolicy;
+  /** Where messages for sessions wait for their streams (any replica's). */
+  readonly events: SessionEvents;
+  /** Carries cancellations and client answers between replicas. */
+  readonly bus: Bus;
+  /** Servers with `isolation: session`: which, and how to start one for a session. */
+  readonly isolation?: IsolationOptions;
+  /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
+  readonly maxInputRounds?: number;
+}
+
+/** How one request is served, beyond the caller and the message. */
+export interface ServeOptions {
+  /** Where messages that belong to this request go; without one, none are asked for. */
+  readonly related?: RelatedChannel;
+  /** How the upstreams' questions reach a caller without a session (a 2026 request). */
+  readonly input?: InputChannel;
+  /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
+  readonly retry?: { readonly server: string; readonly answers: UpstreamRetry };
+  /** Fires when the client gives up on the request (a 2026 client closes its stream). */
+  readonly cancel?: Cancellation;
+}
+
+export interface Served {
+  readonly response: JsonRpcResponse;
+  readonly trace: RequestTrace;
+}
+
+export interface IncomingRequest {
+  readonly session: SessionRecord;
+  readonly principal?: Principal;
+  readonly request: JsonRpcRequest;
+  /** Where messages that belong to this request go; without one, none are asked for. */
+  readonly related?: RelatedChannel;
+  /** The transport's id of the request, for the lines logged about it. */
+  readonly requestId?: string;
+}
+
+export interface InitializeOutcome {
+  readonly response: JsonRpcResponse;
+  /** Set when initialize succeeded: the new session, already stored. */
+  readonly session?: SessionRecord;
+}
