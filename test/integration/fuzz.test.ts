@@ -21,7 +21,8 @@ import {
 } from '../support/fuzz.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connect } from '../support/mcp-clients.js';
-import { connectModern, MODERN_VERSION } from '../support/modern-http.js';
+import { connectModern } from '../support/modern-client.js';
+import { MODERN_VERSION } from '../support/modern-http.js';
 import { MCP_ACCEPT, openSession } from '../support/raw-http.js';
 import { everythingStdio } from '../support/upstreams.js';
 

@@ -8,10 +8,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connectV2, type TestClient } from '../support/mcp-clients.js';
 import { CLIENT_ROOTS, connectModern, ELICITED_ANSWER, SAMPLED_TEXT } from '../support/modern-client.js';
+import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { everythingStdio, stdioFixture } from '../support/upstreams.js';
 
-const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
@@ -32,22 +31,12 @@ afterAll(async () => {
 async function post(
   method: string,
   params: Record<string, unknown> = {},
-  name?: string,
+  _name?: string,
   capabilities: Record<string, unknown> = {},
   url = gateway.url,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name !== undefined && { 'mcp-name': name }),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { [META_VERSION]: '2026-07-28', [META_CAPS]: capabilities } } }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  const { status, body } = await modernPost(url, modernRequest(method, params, envelope(capabilities)));
+  return { status, body: body as Record<string, unknown> };
 }
 
 describe('discovery and lists', () => {

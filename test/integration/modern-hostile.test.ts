@@ -11,7 +11,6 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import {
   base64Sentinel,
-  connectModern,
   envelope,
   META_KEY,
   MODERN_VERSION,
@@ -19,6 +18,7 @@ import {
   modernRequest,
   type ModernPostOptions,
 } from '../support/modern-http.js';
+import { connectModern, SAMPLED_TEXT } from '../support/modern-client.js';
 import { openSession, rawPost } from '../support/raw-http.js';
 import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
 
@@ -454,13 +454,13 @@ describe('2026 capabilities and sessions', () => {
 
 describe('after all of that', () => {
   it('still serves a well-behaved 2026 client, input_required rounds included', async () => {
-    const client = await connectModern(main.url, { sample: (prompt) => `sampled: ${prompt}` });
+    const client = await connectModern(main.url, { capabilities: { sampling: {} } });
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe(MODERN_VERSION);
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toContain('interactive__ask_sampling');
       const result = await client.callTool({ name: 'interactive__ask_sampling', arguments: { prompt: 'still there?' } });
-      expect(JSON.stringify(result.content)).toContain('sampled: still there?');
+      expect(JSON.stringify(result.content)).toContain(SAMPLED_TEXT);
     } finally {
       await client.close();
     }

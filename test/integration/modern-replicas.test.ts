@@ -5,30 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectModern } from '../support/modern-client.js';
 import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
+import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { redisUrl, uniqueKeyPrefix } from '../support/redis.js';
 import { startHttpFixture, stdioFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const SECRET = { SWITCHBOARD_STATE_SECRET: 'a-secret-every-replica-of-this-test-shares' };
 const ELICITATION = { elicitation: { form: {} } };
 
-async function post(url: string, id: number, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities } },
-    }),
-  });
-  return { status: response.status, body: (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } } };
+async function post(url: string, _id: number, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) {
+  const { status, body } = await modernPost(url, modernRequest(method, params, envelope(capabilities)));
+  return { status, body: body as { result?: Record<string, unknown>; error?: { code: number; message: string } } };
 }
 
 /** The first round of an elicitation call: the input_required answer's key and state. */

@@ -1,8 +1,6 @@
 // 2026-07-28 requests by hand: the per-request `_meta` envelope, the headers that mirror the body
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name), and a POST that can leave out or falsify any of
-// them, which an SDK client never would. Also a well-behaved 2026 client (the v2 SDK, pinned to
-// 2026-07-28) for "still served afterwards".
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+// them, which an SDK client never would. A well-behaved 2026 client is modern-client.ts.
 import { MCP_ACCEPT, type RawResponse } from './raw-http.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -101,31 +99,4 @@ export async function modernPost(url: string, message: object | string, options:
     body = text;
   }
   return { status: response.status, headers: response.headers, body, text };
-}
-
-export interface ModernClientOptions {
-  readonly capabilities?: Record<string, unknown>;
-  /** Answers a sampling/createMessage the gateway relays as input_required (declares `sampling`). */
-  readonly sample?: (prompt: string) => string;
-}
-
-/** The v2 SDK client pinned to 2026-07-28: the envelope, headers and MRTR retries are the SDK's own. */
-export async function connectModern(url: string, options: ModernClientOptions = {}): Promise<Client> {
-  const client = new Client(
-    { name: 'switchboard-modern-tests', version: '1.0.0' },
-    {
-      capabilities: { ...options.capabilities, ...(options.sample && { sampling: {} }) },
-      versionNegotiation: { mode: { pin: MODERN_VERSION } },
-    },
-  );
-  const { sample } = options;
-  if (sample) {
-    client.setRequestHandler('sampling/createMessage', (request) => {
-      const first = request.params.messages[0]?.content;
-      const prompt = first && !Array.isArray(first) && first.type === 'text' ? first.text : '';
-      return { role: 'assistant', content: { type: 'text', text: sample(prompt) }, model: 'test-model', stopReason: 'endTurn' };
-    });
-  }
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
 }
