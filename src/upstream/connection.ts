@@ -13,6 +13,8 @@ import { withoutSubscriptionId } from './modern-listens.js';
 import { negotiatedInfo, negotiationFor, STDIO_PROBE_TIMEOUT_MS } from './negotiation.js';
 import { describeConnectError, errorMessage, isNotInEra, translateRequestError } from './request-errors.js';
 import { pipeLinesToLog } from './stderr-log.js';
+import { LeanHttpTransport } from './http-transport.js';
+import { probeHttpEra } from './http-probe.js';
 import { probeStdioEra } from './stdio-probe.js';
 import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
 import type { JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
@@ -64,6 +66,12 @@ export interface OpenConnectionOptions {
    * transport sends this Mcp-Session-Id and the SDK skips initialize.
    */
   resumeSessionId?: string;
+  /**
+   * The HTTP upstream session belongs to a gateway session (`isolation: session`) and outlives
+   * this connection: closing the connection must not end it (DELETE), since another replica, or
+   * this one after an idle close, continues it by id.
+   */
+  keepsUpstreamSession?: boolean;
   /** What earlier connections were asked that this one must ask again. */
   carried?: CarriedState;
   logger: Logger;
@@ -78,12 +86,10 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Up
     return connectWith(options, 'stdio', () => stdioTransport(options.name, spec, options.logger), prior);
   }
   if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config));
-  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) {
-    return connectWith(options, 'streamable-http', () => streamableTransport(config, options.resumeSessionId));
-  }
+  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) return connectStreamable(options, config);
   // auto: Streamable HTTP first; a server that predates it gets the legacy HTTP+SSE transport.
   try {
-    return await connectWith(options, 'streamable-http', () => streamableTransport(config));
+    return await connectStreamable(options, config);
   } catch (streamableError) {
     try {
       const connection = await connectWith(options, 'sse', () => sseTransport(config));
@@ -113,28 +119,48 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
   return transport;
 }
 
-function streamableTransport(config: HttpUpstreamConfig, sessionId?: string): Transport {
-  return new StreamableHTTPClientTransport(new URL(config.url), {
-    requestInit: { headers: { ...config.headers } },
-    fetch: fetchWithOwnSignal,
-    ...(sessionId !== undefined && { sessionId }),
-  });
+/**
+ * A 2025 server (a resumed session is one) gets our lean transport (http-transport.ts); a modern
+ * one, or one the probe could not place, the SDK's, which negotiates as it always did.
+ */
+async function connectStreamable(options: OpenConnectionOptions, config: HttpUpstreamConfig): Promise<UpstreamConnection> {
+  const lean = (sessionId?: string) => () =>
+    new LeanHttpTransport({
+      url: new URL(config.url),
+      headers: config.headers,
+      ...(sessionId !== undefined && { sessionId }),
+      endSessionOnClose: options.keepsUpstreamSession !== true,
+    });
+  if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean(options.resumeSessionId));
+  let prior: PriorDiscovery | undefined;
+  try {
+    prior = await probeHttpEra({ url: new URL(config.url), headers: config.headers }, GATEWAY_CLIENT_CAPABILITIES, connectTimeoutOf(config));
+  } catch (error) {
+    throw new UpstreamUnavailableError(options.name, describeConnectError(error));
+  }
+  if (prior?.kind === 'legacy') return connectWith(options, 'streamable-http', lean(), prior);
+  return connectWith(options, 'streamable-http', () => streamableTransport(config), prior);
 }
 
 /**
- * Against a 2025-era server the client hands the transport's one AbortSignal to every fetch, and
- * undici keeps an abort listener on it per request until the request is garbage collected: under
- * load that is thousands of listeners, walked on every fetch (and a MaxListeners warning on Node
- * 20). A dependent signal per request still aborts with the transport's, without the pile-up.
+ * The SDK's transport, with fetch's own signals: on a modern connection a request's signal is how
+ * the SDK cancels it (it aborts the request's POST stream instead of sending notifications/cancelled),
+ * so a POST must keep it. (The 2025 hot path that once dropped it to save a listener per call no
+ * longer runs here.)
  */
-const fetchWithOwnSignal: typeof fetch = (url, init) =>
-  fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+function streamableTransport(config: HttpUpstreamConfig): Transport {
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } });
+}
 
 function sseTransport(config: HttpUpstreamConfig): Transport {
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers: { ...config.headers } },
     eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...config.headers } }) },
   });
+}
+
+function connectTimeoutOf(config: UpstreamConfig): number {
+  return Math.max(config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
 }
 
 async function connectWith(
@@ -178,7 +204,7 @@ async function connectWith(
   // request that hit them; nothing to do here but keep the SDK from logging to the console.
   client.onerror = () => {};
 
-  const connectTimeoutMs = Math.max(config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
+  const connectTimeoutMs = connectTimeoutOf(config);
   const transport = makeTransport();
   let info: UpstreamInfo;
   let path: EraPath;

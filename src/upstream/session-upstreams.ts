@@ -22,6 +22,7 @@ export function sessionUpstreamFactory(config: () => Config, logger: Logger): Se
         ...(resume !== undefined && { resumeSessionId: resume }),
         // A session's own process is not pinged: it lives only as long as the session uses it.
         ping: false,
+        keepsUpstreamSession: true,
       });
       upstream.start();
       return upstream;

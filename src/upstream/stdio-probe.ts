@@ -5,15 +5,12 @@
 // probe does to a 2025 server happens to a process that is thrown away; the verdict goes to the
 // SDK as its `prior`, and the real connection starts once, in the right era.
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
-import { GATEWAY_IMPLEMENTATION } from '../version.js';
+import { discoverRequest, LEGACY, PROBE_ID, verdictOf } from './era-probe.js';
 import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
-
-const MODERN_VERSION = '2026-07-28';
-const PROBE_ID = 'switchboard-probe';
 
 export async function probeStdioEra(spec: Omit<StdioSpawn, 'stderr'>, capabilities: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<PriorDiscovery> {
   const probe = new LeanStdioTransport({ ...spec, stderr: 'ignore' });
-  const legacy: PriorDiscovery = { kind: 'legacy' };
+  const legacy = LEGACY;
   try {
     return await new Promise<PriorDiscovery>((resolve) => {
       const timer = setTimeout(() => resolve(legacy), timeoutMs);
@@ -25,25 +22,13 @@ export async function probeStdioEra(spec: Omit<StdioSpawn, 'stderr'>, capabiliti
       probe.onerror = () => {};
       probe.onmessage = (message) => {
         if (!('id' in message) || message.id !== PROBE_ID) return;
-        const result = 'result' in message ? (message.result as { supportedVersions?: unknown }) : undefined;
-        const modern = Array.isArray(result?.supportedVersions) && result.supportedVersions.includes(MODERN_VERSION);
-        done(modern ? { kind: 'modern', discover: result as Extract<PriorDiscovery, { kind: 'modern' }>['discover'] } : legacy);
+        // An answer the SDK would negotiate further is, from a sibling, a 2025 server like any other.
+        done(verdictOf(message) ?? legacy);
       };
       probe.start().then(
         () =>
           probe
-            .send({
-              jsonrpc: '2.0',
-              id: PROBE_ID,
-              method: 'server/discover',
-              params: {
-                _meta: {
-                  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-                  'io.modelcontextprotocol/clientCapabilities': capabilities,
-                  'io.modelcontextprotocol/clientInfo': GATEWAY_IMPLEMENTATION,
-                },
-              },
-            })
+            .send(discoverRequest(capabilities))
             .catch(() => done(legacy)),
         // The command does not start: the real connection will say why.
         () => done(legacy),

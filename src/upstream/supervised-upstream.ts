@@ -37,6 +37,8 @@ export interface SupervisionOptions {
   readonly circuitThreshold?: number;
   /** An upstream HTTP session to continue instead of initializing a new one (see connection.ts). */
   readonly resumeSessionId?: string;
+  /** The upstream HTTP session belongs to a gateway session and outlives each connection (see connection.ts). */
+  readonly keepsUpstreamSession?: boolean;
 }
 
 export class SupervisedUpstream implements Upstream {
@@ -53,6 +55,7 @@ export class SupervisedUpstream implements Upstream {
   readonly #stateListeners = new Set<(state: UpstreamState) => void>();
   #serverRequestHandler: ServerRequestHandler | undefined;
   readonly #resume: string | undefined;
+  readonly #keepsUpstreamSession: boolean;
   readonly #logger: Logger;
   readonly backoff: BackoffOptions;
   readonly #ping: PingOptions | false;
@@ -71,6 +74,7 @@ export class SupervisedUpstream implements Upstream {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.#ping = options.ping ?? DEFAULT_PING;
     this.#resume = options.resumeSessionId;
+    this.#keepsUpstreamSession = options.keepsUpstreamSession === true;
     this.#failures = new ConsecutiveFailures(options.circuitThreshold ?? DEFAULT_CIRCUIT_THRESHOLD);
     this.#settled = new Promise((resolve) => (this.#markSettled = resolve));
   }
@@ -153,6 +157,7 @@ export class SupervisedUpstream implements Upstream {
         config: this.config,
         // Only the first connection continues the recorded session; a reconnect starts afresh.
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
+        keepsUpstreamSession: this.#keepsUpstreamSession,
         carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {
