@@ -10,12 +10,3 @@ export function progressTokenOf(params: JsonObject | undefined): string | number
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }
 
-/**
- * The client's progress token must not reach the upstream as is: the upstream client mints its
- * own token per request (the upstream connection is shared), and the gateway maps it back.
- */
-export function stripProgressToken(params: JsonObject, mapped: boolean): JsonObject {
-  if (!mapped || !isJsonObject(params._meta) || !('progressToken' in params._meta)) return params;
-  const { progressToken: _clientToken, ...meta } = params._meta;
-  return { ...params, _meta: meta };
-}

@@ -25,10 +25,6 @@ export function envelopeVersion(params: unknown): unknown {
   return params._meta[META.protocolVersion];
 }
 
-/** Whether a parsed message carries a 2026 envelope (any value under the version key). */
-export function hasEnvelope(message: unknown): boolean {
-  return isJsonObject(message) && envelopeVersion(message.params) !== undefined;
-}
 
 export function readEnvelope(params: JsonObject | undefined, principal: Principal | undefined): Caller {
   const meta = params?._meta;
