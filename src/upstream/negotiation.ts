@@ -10,13 +10,14 @@ import type { UpstreamInfo } from './types.js';
  * server that ignores requests before initialize (basic/transports/stdio: "does not respond
  * within a reasonable timeout"). The probe runs on a short-lived sibling process (stdio-probe.ts)
  * and the clock starts when the sibling is spawned, so this includes its start: Node servers, npx
- * included once its cache is warm, answer in well under a second; 5 s leaves room for a loaded
- * machine. It is also what a silent 2025 server adds to each (re)connect. A modern server that is
- * slower than this is taken for a 2025 one, refuses the initialize, and is probed again on the
+ * included once its cache is warm, answer in well under a second, but the first start after a fresh
+ * install (cold caches) on a loaded machine took over 5 s in CI; 10 s leaves room for that. It is
+ * also what a 2025 server that ignores the probe in silence adds to each (re)connect (most answer it
+ * with an error at once). A modern server that is slower than this is taken for a 2025 one, refuses the initialize, and is probed again on the
  * supervisor's next attempt. On HTTP no such guess is made: silence there is an outage, and the
  * SDK's probe has the whole connect timeout.
  */
-export const STDIO_PROBE_TIMEOUT_MS = 5_000;
+export const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * The negotiation for one connection: `auto` (probe, fall back) wherever a modern server can be

@@ -191,6 +191,14 @@ beforeAll(async () => {
       modernio: modernServerStdio('modern'),
     },
   });
+  // The gateway serves once each upstream's first attempt has ended; a fixture that started slowly
+  // (a cold tsx cache on a fresh checkout) is on its second attempt then. The matrix wants them all.
+  await expect
+    .poll(async () => {
+      const ready = (await (await fetch(new URL('/readyz', gateway.url))).json()) as { upstreams: Record<string, { state: string }> };
+      return Object.values(ready.upstreams).map((upstream) => upstream.state);
+    }, { timeout: 60_000, interval: 250 })
+    .toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
   for (const [kind, connect] of Object.entries(CLIENTS) as [ClientKind, (url: string) => Promise<EraClient>][]) clients.set(kind, await connect(gateway.url));
 }, 120_000);
 
