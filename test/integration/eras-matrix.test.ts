@@ -6,7 +6,7 @@
 // are answered by each client's own handlers across each bridge; progress, per-request logging and
 // cancellation reach the right request; list changes and resource updates reach 2026 listens and
 // 2025 GET streams alike.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -193,12 +193,13 @@ beforeAll(async () => {
   });
   // The gateway serves once each upstream's first attempt has ended; a fixture that started slowly
   // (a cold tsx cache on a fresh checkout) is on its second attempt then. The matrix wants them all.
-  await expect
-    .poll(async () => {
+  await vi.waitFor(
+    async () => {
       const ready = (await (await fetch(new URL('/readyz', gateway.url))).json()) as { upstreams: Record<string, { state: string }> };
-      return Object.values(ready.upstreams).map((upstream) => upstream.state);
-    }, { timeout: 60_000, interval: 250 })
-    .toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+      expect(Object.values(ready.upstreams).map((upstream) => upstream.state)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+    },
+    { timeout: 60_000, interval: 250 },
+  );
   for (const [kind, connect] of Object.entries(CLIENTS) as [ClientKind, (url: string) => Promise<EraClient>][]) clients.set(kind, await connect(gateway.url));
 }, 120_000);
 
