@@ -2,7 +2,7 @@
 // message from a shared upstream connection is traced back to the one caller it can belong to (the
 // only caller with a request in flight on that upstream). A caller is a 2025 session or a single
 // 2026 request (caller.ts); both are found here the same way.
-import type { Cancellation } from '../protocol/cancellation.js';
+import { CancelSource, type Cancellation } from '../protocol/cancellation.js';
 import type { UpstreamServerRequest } from '../upstream/types.js';
 import type { Caller } from './caller.js';
 import type { JsonObject } from './json.js';
@@ -24,9 +24,9 @@ export type InputChannel = (request: UpstreamServerRequest) => Promise<JsonObjec
 export class InFlightRequest implements Cancellation {
   /** Upstreams this request is waiting on. */
   readonly servers = new Set<string>();
+  readonly #cancellation = new CancelSource();
+  #reason = 'cancelled by the client';
   #controller: AbortController | undefined;
-  #cancelled: string | undefined;
-  #listeners: (() => void)[] | undefined;
 
   constructor(
     readonly caller: Caller,
@@ -38,31 +38,21 @@ export class InFlightRequest implements Cancellation {
 
   get signal(): AbortSignal {
     if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#cancelled !== undefined) this.#controller.abort(this.#cancelled);
+      const controller = new AbortController();
+      this.#controller = controller;
+      this.#cancellation.onCancel(() => controller.abort(this.#reason));
     }
     return this.#controller.signal;
   }
 
   cancel(reason: string): void {
-    if (this.#cancelled !== undefined) return;
-    this.#cancelled = reason;
-    this.#controller?.abort(reason);
-    const listeners = this.#listeners ?? [];
-    this.#listeners = undefined;
-    for (const listener of listeners) listener();
+    if (this.#cancellation.cancelled) return;
+    this.#reason = reason;
+    this.#cancellation.cancel();
   }
 
   onCancel(listener: () => void): () => void {
-    if (this.#cancelled !== undefined) {
-      listener();
-      return () => {};
-    }
-    (this.#listeners ??= []).push(listener);
-    return () => {
-      const index = this.#listeners?.indexOf(listener) ?? -1;
-      if (index >= 0) this.#listeners?.splice(index, 1);
-    };
+    return this.#cancellation.onCancel(listener);
   }
 }
 
