@@ -5,7 +5,7 @@
 // the gateway made up (a "tool not found" is an isError result with a text, which is all that
 // tools-call-error looks at), so the test also asks the fixture what reached it. docs/conformance.md
 // lists the scenarios and the one check that is informational here, with the reason.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ARG1_CANDIDATES, CALLS_TOOL, CONFORMANCE_TEXT } from '../fixtures/conformance-texts.js';
-import { spawnTracked, stopChild } from '../support/child-process.js';
+import { runConformanceSuite, suiteSummary, type CheckStatus, type ConformanceCheck, type SuiteRun } from '../support/conformance-cli.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connectV2 } from '../support/mcp-clients.js';
 import { openSession } from '../support/raw-http.js';
@@ -78,25 +78,11 @@ const SUITE_ELICITATION_CONTENT = { username: 'testuser', email: 'test@example.c
 const CLI_TIMEOUT_MS = 120_000;
 const CONFORMANCE_CLI = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');
 
-type CheckStatus = 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
-
-interface ConformanceCheck {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly status: CheckStatus;
-  readonly errorMessage?: string;
-  // The details are whatever each scenario chose to record; the tests below know which.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON from the suite
-  readonly details?: Record<string, any>;
+/** The 2025 suite (0.1.16) against `url`, through the CLI runner the 2026 test shares. */
+function runSuite(node: string, url: string, workDir: string, label: string, selection: readonly string[]): Promise<SuiteRun> {
+  return runConformanceSuite({ node, cli: CONFORMANCE_CLI, url, workDir, label, selection, timeoutMs: CLI_TIMEOUT_MS });
 }
 
-interface SuiteRun {
-  readonly exitCode: number | null;
-  readonly output: string;
-  /** Scenario name -> its checks, from results/server-<scenario>-<timestamp>/checks.json. */
-  readonly checks: ReadonlyMap<string, readonly ConformanceCheck[]>;
-}
 
 describe('the official MCP conformance suite (server scenarios), through the gateway', () => {
   let gateway: TestGateway;
@@ -122,8 +108,8 @@ describe('the official MCP conformance suite (server scenarios), through the gat
   });
 
   it('ran exactly the active scenarios of the installed suite, and the suite reports no failure', () => {
-    expect([...active.checks.keys()].sort(), summary(active)).toEqual([...ACTIVE_SCENARIOS].sort());
-    expect(active.exitCode, summary(active)).toBe(0);
+    expect([...active.checks.keys()].sort(), suiteSummary(active)).toEqual([...ACTIVE_SCENARIOS].sort());
+    expect(active.exitCode, suiteSummary(active)).toBe(0);
   });
 
   /** The scenario's checks that did not pass, with their details, for the failure message. */
@@ -273,13 +259,13 @@ describe('the official MCP conformance suite (server scenarios), through the gat
   };
 
   it.each(ACTIVE_SCENARIOS)('%s: every check passes, and its details show the fixture answered', (scenario) => {
-    expect(active.checks.get(scenario), `no results for ${scenario}:\n${summary(active)}`).toBeDefined();
+    expect(active.checks.get(scenario), `no results for ${scenario}:\n${suiteSummary(active)}`).toBeDefined();
     expect(unexpected(scenario)).toEqual([]);
     EVIDENCE[scenario]();
   });
 
   it('json-schema-2020-12 (pending in the suite): the tool schema keeps $schema, $defs and additionalProperties', () => {
-    expect(pending.checks.get('json-schema-2020-12'), summary(pending)).toBeDefined();
+    expect(pending.checks.get('json-schema-2020-12'), suiteSummary(pending)).toBeDefined();
     expect(unexpected('json-schema-2020-12', pending)).toEqual([]);
     expect(details('json-schema-2020-12', 'json-schema-2020-12-$defs', pending)).toMatchObject({ defsKeys: ['address'] });
   });
@@ -338,11 +324,6 @@ function checkSuffix(field: string): string {
   return { name: 'string', age: 'integer', score: 'number', status: 'enum', verified: 'boolean' }[field] ?? field;
 }
 
-/** The CLI's closing summary (one line per scenario), or the end of its output if it has none. */
-function summary(run: SuiteRun): string {
-  const start = run.output.lastIndexOf('=== SUMMARY ===');
-  return start === -1 ? run.output.slice(-4_000) : run.output.slice(start);
-}
 
 async function readAll(stream: Awaited<ReturnType<typeof openSse>>): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
@@ -350,45 +331,7 @@ async function readAll(stream: Awaited<ReturnType<typeof openSse>>): Promise<Sse
   return events;
 }
 
-/** Runs the suite's CLI under `node` in a directory of its own; resolves with its results. */
-async function runSuite(node: string, url: string, workDir: string, label: string, selection: readonly string[]): Promise<SuiteRun> {
-  const outputDir = join(workDir, 'results', label);
-  const child = spawnTracked(node, [CONFORMANCE_CLI, 'server', '--url', url, ...selection, '--output-dir', outputDir], {
-    cwd: workDir,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void stopChild(child);
-      reject(new Error(`the conformance suite (${selection.join(' ')}) did not finish within ${CLI_TIMEOUT_MS} ms; its output:\n${output}`));
-    }, CLI_TIMEOUT_MS);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
-  return { exitCode, output, checks: readChecks(outputDir) };
-}
 
-/** results/<label>/server-<scenario>-<ISO timestamp with - for : and .>/checks.json */
-function readChecks(outputDir: string): Map<string, ConformanceCheck[]> {
-  const checks = new Map<string, ConformanceCheck[]>();
-  if (!existsSync(outputDir)) return checks;
-  for (const entry of readdirSync(outputDir)) {
-    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(entry)?.[1];
-    if (scenario === undefined) continue;
-    checks.set(scenario, JSON.parse(readFileSync(join(outputDir, entry, 'checks.json'), 'utf8')) as ConformanceCheck[]);
-  }
-  return checks;
-}
 
 async function readFixtureCalls(url: string): Promise<Record<string, number>> {
   const client = await connectV2(url);
