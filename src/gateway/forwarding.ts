@@ -26,7 +26,7 @@ export interface ForwardingOptions {
 /** The request being served, as forwarding needs it. */
 export interface ForwardingRequest {
   readonly caller: Caller;
-  /** Whose connections to session-isolated servers it uses (Gateway.#isolationSession). */
+  /** Whose connections to session-isolated servers it uses (its session's, or for a 2026 request its principal's, principal-sessions.ts). */
   readonly isolation: SessionRecord | undefined;
   readonly inFlight: InFlightRequest;
   readonly onProgress: ((update: ProgressUpdate) => void) | undefined;

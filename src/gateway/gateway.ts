@@ -283,7 +283,8 @@ export class Gateway {
           ? (update: ProgressUpdate) =>
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
-      const isolation = await this.#isolationSession(caller);
+      // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
+      const isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
       const view = isolation ? await this.#sessionViews.viewFor(isolation) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
@@ -351,15 +352,6 @@ export class Gateway {
     }
   }
 
-  /**
-   * Whose connections to session-isolated servers a request uses: its session's, or for a 2026
-   * request its principal's (principal-sessions.ts). None when no server is session-isolated.
-   */
-  async #isolationSession(caller: Caller): Promise<SessionRecord | undefined> {
-    if (caller.session) return caller.session;
-    if (!this.#isolated?.hasAny()) return undefined;
-    return this.#principalSessions.sessionFor(caller.principal);
-  }
 
   #context({
     caller,

@@ -8,7 +8,7 @@ import { RpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { isLogLevel } from '../log-levels.js';
 import { ModernCode } from './codes.js';
-import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from './versions.js';
+import { isModernVersion, SUPPORTED_VERSIONS } from './versions.js';
 
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -31,7 +31,7 @@ export function readEnvelope(params: JsonObject | undefined, principal: Principa
   if (!isJsonObject(meta)) throw new RpcError(-32602, 'Invalid params: "_meta" must be an object');
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') throw new RpcError(-32602, `Invalid params: _meta["${META.protocolVersion}"] must be a string`);
-  if (!(MODERN_VERSIONS as readonly string[]).includes(version)) {
+  if (!isModernVersion(version)) {
     throw new RpcError(ModernCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: SUPPORTED_VERSIONS, requested: version });
   }
   const capabilities = meta[META.clientCapabilities];

@@ -4,5 +4,10 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../initialize.js';
 
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 
+/** Whether `version` is one the endpoint serves statelessly (per request, no session). */
+export function isModernVersion(version: unknown): version is string {
+  return typeof version === 'string' && (MODERN_VERSIONS as readonly string[]).includes(version);
+}
+
 /** Newest first, as server/discover and UnsupportedProtocolVersionError list them. */
 export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];

@@ -8,7 +8,7 @@ import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
 import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
-import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
+import { isModernVersion } from '../../gateway/modern/versions.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
 import { clientGone } from '../client-gone.js';
@@ -27,7 +27,7 @@ const HEADER_MISMATCH = -32020;
  */
 export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, headerVersion: string | undefined): boolean {
   if (envelopeVersion(message.params) !== undefined) return true;
-  return 'id' in message && message.method !== 'initialize' && headerVersion !== undefined && (MODERN_VERSIONS as readonly string[]).includes(headerVersion);
+  return 'id' in message && message.method !== 'initialize' && isModernVersion(headerVersion);
 }
 
 export interface ModernRouteOptions {

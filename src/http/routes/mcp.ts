@@ -23,7 +23,7 @@ import type { AppEnv } from '../app-env.js';
 import { responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
-import { MODERN_VERSIONS } from '../../gateway/modern/versions.js';
+import { isModernVersion } from '../../gateway/modern/versions.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
 import { isModernMessage, serveModern, type ModernRouteOptions } from './mcp-modern.js';
 
@@ -203,7 +203,4 @@ function noSessionsIn2026(c: Context<AppEnv>): Response {
   });
 }
 
-function isModernVersion(version: string | undefined): boolean {
-  return version !== undefined && (MODERN_VERSIONS as readonly string[]).includes(version);
-}
 
