@@ -15,7 +15,7 @@ describe('the gateway log', () => {
   let sessionId: string;
 
   beforeAll(async () => {
-    gateway = await startGateway({ mcpServers: { interactive: stdioFixture('interactive-server') } });
+    gateway = await startGateway({ mcpServers: { interactive: stdioFixture('interactive-server') } }, { logLevel: 'debug' });
     ({ sessionId } = await openSession(gateway.url));
   }, 60_000);
 
@@ -30,11 +30,22 @@ describe('the gateway log', () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     await rawPost(gateway.url, body, { sessionId, headers: { 'x-request-id': requestId, authorization: 'Bearer not-for-logs' } });
     const access = tagged(requestId).filter((line) => line.msg === 'http request');
+    // A POST answered with plain JSON says nothing the metrics do not: debug (this gateway logs at debug).
     expect(access).toEqual([
-      expect.objectContaining({ level: 'info', method: 'POST', path: '/mcp', status: 200, durationMs: expect.any(Number), session: sessionId.slice(0, 8) }),
+      expect.objectContaining({ level: 'debug', method: 'POST', path: '/mcp', status: 200, durationMs: expect.any(Number), session: sessionId.slice(0, 8) }),
     ]);
     expect(JSON.stringify(gateway.logs)).not.toContain('not-for-logs');
     expect(JSON.stringify(gateway.logs)).not.toContain(sessionId);
+  });
+
+  it('logs a refused request at info', async () => {
+    const requestId = `refused-${randomUUID()}`;
+    const unknownSession = 'A'.repeat(22);
+    const response = await rawPost(gateway.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId: unknownSession, headers: { 'x-request-id': requestId } });
+    expect(response.status).toBe(404);
+    expect(tagged(requestId).filter((line) => line.msg === 'http request')).toEqual([
+      expect.objectContaining({ level: 'info', method: 'POST', path: '/mcp', status: 404 }),
+    ]);
   });
 
   it('tags every line written while serving a request with its request id and short session', async () => {
