@@ -24,6 +24,7 @@ export const EVERYTHING_MAIN = resolvePackage('@modelcontextprotocol/server-ever
 const MCP_PROXY_BIN = join(resolvePackage('mcp-proxy/package.json'), '..', 'dist', 'bin', 'mcp-proxy.mjs');
 const TSX_LOADER = pathToFileURL(resolvePackage('tsx')).href;
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
+const MIN_PROXY = fileURLToPath(new URL('./min-proxy.ts', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 // Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;
@@ -95,6 +96,14 @@ export async function startFloor(): Promise<RunningFloor> {
   cleanups.push(stop);
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
   return { url: url!, pid: child.pid!, stop };
+}
+
+/** The reference proxy (min-proxy.ts) in front of server-everything over stdio. */
+export async function startMinProxy(): Promise<RunningFront> {
+  const args = ['--import', TSX_LOADER, '--import', FRONT_HOOKS, MIN_PROXY, process.execPath, EVERYTHING_MAIN, 'stdio'];
+  const child = spawnTracked(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'] });
+  const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
+  return frontOf(child, url!);
 }
 
 /** A process in front of upstreams (the gateway, mcp-proxy), with front-hooks.mjs preloaded. */

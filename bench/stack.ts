@@ -1,6 +1,6 @@
 // Starts what the chosen targets need, each part once (the two eras of a gateway share it), and
 // hands back the targets with their endpoints and the process ids whose CPU time they are charged.
-import { EVERYTHING_MAIN, startEverythingOverHttp, startEverythingOverStdio, startFloor, startGateway, startMcpProxy, startRedis, type RunningFront } from './processes.js';
+import { EVERYTHING_MAIN, startEverythingOverHttp, startEverythingOverStdio, startFloor, startGateway, startMcpProxy, startMinProxy, startRedis, type RunningFront } from './processes.js';
 import { TARGET_SPECS, type StackPart, type Target, type TargetName } from './targets.js';
 
 export interface GatewaySettings {
@@ -45,6 +45,7 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
     built.set('gw-redis', asFront(await gatewayWith('stdio-redis', { sessions, mrtr, mcpServers: { everything: EVERYTHING_STDIO } })));
   }
   if (needs('mcp-proxy')) built.set('mcp-proxy', asFront(await startMcpProxy()));
+  if (needs('min-proxy')) built.set('min-proxy', asFront(await startMinProxy()));
   if (needs('http-upstream', 'gw-http')) {
     const upstream = await startEverythingOverHttp();
     const upstreamPid = upstream.pid;

@@ -23,6 +23,7 @@ export const TARGET_NAMES = [
   'gw-redis-2025',
   'gw-redis-2026',
   'mcp-proxy',
+  'min-proxy',
   'http-direct',
   'gw-http-2025',
   'gw-http-2026',
@@ -30,7 +31,7 @@ export const TARGET_NAMES = [
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-redis' | 'mcp-proxy' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-redis' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -53,6 +54,8 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'gw-redis-2025': { name: 'gw-redis-2025', label: 'gw>stdio redis 2025', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2026': { name: 'gw-redis-2026', label: 'gw>stdio redis 2026', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2026' },
   'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },
+  // Not a product: the least any Node proxy of a stdio server costs here (min-proxy.ts).
+  'min-proxy': { name: 'min-proxy', label: 'reference: min proxy>stdio', part: 'min-proxy', tool: 'echo', era: '2025' },
   'http-direct': { name: 'http-direct', label: 'everything http direct', part: 'http-upstream', tool: 'echo', era: '2025' },
   'gw-http-2025': { name: 'gw-http-2025', label: 'gw>http 2025', part: 'gw-http', tool: GATEWAY_TOOL, era: '2025' },
   'gw-http-2026': { name: 'gw-http-2026', label: 'gw>http 2026', part: 'gw-http', tool: GATEWAY_TOOL, era: '2026' },

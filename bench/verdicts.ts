@@ -52,6 +52,12 @@ export function verdicts({ comparisons, sessions }: VerdictInputs): Verdict[] {
     throughput('c', 'gw-redis-2026', 'gw-stdio-2026', 0.9),
     throughput('c', 'gw-stdio-2026', 'gw-stdio-2025', 1),
     throughput('c', 'gw-redis-2026', 'gw-redis-2025', 1),
+    // The same targets for the reference proxy (min-proxy.ts): where even it falls short, no Node
+    // proxy of a stdio server meets that target on this machine.
+    throughput('ref', 'min-proxy', 'floor', 0.5),
+    throughput('ref', 'min-proxy', 'mcp-proxy', 4, false),
+    latency('ref', 'echo', 'min-proxy', 'floor', 0.25),
+    latency('ref', 'ping', 'min-proxy', 'floor', 0.1),
     throughput('d', 'gw-http-2025', 'http-direct', 0.7),
     throughput('d', 'gw-http-2026', 'http-direct', 0.7),
     judge('e', 'tools/list, 100 upstreams vs 1: sequential p50', '<= 1.5x', ratio(list(100, SEQUENTIAL)?.p50Ms, list(1, SEQUENTIAL)?.p50Ms), (v) => v <= 1.5, times),

@@ -1,0 +1,83 @@
+// The reference proxy: the least any Node proxy of one stdio MCP server can cost on this machine.
+// A bare `node:http` front (the floor's) and a newline-JSON pipe to server-everything, nothing
+// else: no sessions kept, no auth, policy, catalogue, logs or metrics, no SSE, no cancellation, no
+// restarts. It answers initialize and ping itself and forwards everything else with its id
+// rewritten. What it costs above the floor is what the stdio hop costs; a real gateway can only
+// come near it, so its row says which of the bench's targets any proxy could meet here.
+// Runs in its own process: `min-proxy.ts COMMAND [ARGS...]`; prints `listening URL` on stderr.
+import { spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface Message {
+  id?: number | string | null;
+  method?: string;
+  params?: { protocolVersion?: string };
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === undefined) throw new Error('usage: min-proxy.ts COMMAND [ARGS...]');
+const upstream = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+/** What to do with the upstream's answer to each id this proxy sent. */
+const waiting = new Map<number, (answer: Message) => void>();
+let nextId = 1;
+let sessions = 0;
+
+function toUpstream(message: object): void {
+  upstream.stdin.write(`${JSON.stringify(message)}\n`);
+}
+
+let pending = '';
+upstream.stdout.setEncoding('utf8');
+upstream.stdout.on('data', (chunk: string) => {
+  pending += chunk;
+  for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
+    const message = JSON.parse(pending.slice(0, end)) as Message;
+    pending = pending.slice(end + 1);
+    const answered = typeof message.id === 'number' ? waiting.get(message.id) : undefined;
+    if (answered === undefined) continue; // a notification or a request of the server's: dropped
+    waiting.delete(message.id as number);
+    answered(message);
+  }
+});
+
+function json(res: ServerResponse, status: number, message: object, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(message);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
+}
+
+const server = createServer((req, res) => {
+  if (req.method !== 'POST') return void res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Message;
+    if (message.id === undefined) return void res.writeHead(202).end();
+    if (message.method === 'initialize') {
+      sessions += 1;
+      const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'bench-min-proxy', version: '1.0.0' } };
+      return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
+    }
+    if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
+    const id = nextId++;
+    const clientId = message.id;
+    waiting.set(id, (answer) => json(res, 200, { ...answer, id: clientId }));
+    toUpstream({ ...message, id });
+  });
+});
+
+// The upstream's own handshake first, then the port: ready means ready to forward.
+waiting.set(0, () => {
+  toUpstream({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  server.listen(Number(process.env.PORT ?? '0'), '127.0.0.1', () => {
+    process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
+  });
+});
+toUpstream({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-min-proxy', version: '1.0.0' } } });
+
+// Taken down with the bench, whose stdin pipe closes when it dies; its upstream goes with it.
+process.stdin.on('end', () => {
+  upstream.kill();
+  process.exit(0);
+});
+process.stdin.resume();
