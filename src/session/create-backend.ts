@@ -2,7 +2,9 @@
 // event queues and logs, and the bus between replicas; in memory, or all on one Redis.
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from './bus.js';
+import { CachingSessionStore } from './caching-store.js';
 import { createSessionStore, type SessionStoreConfig } from './create-store.js';
+import { RedisSessionChangeFeed } from './session-changes.js';
 import type { SessionEvents } from './events.js';
 import { MemoryBus } from './memory-bus.js';
 import { MemorySessionEvents } from './memory-events.js';
@@ -22,8 +24,9 @@ export interface SessionBackend {
 }
 
 export function createSessionBackend(config: SessionStoreConfig, { logger }: { logger?: Logger } = {}): SessionBackend {
-  const store = createSessionStore(config, { ...(logger && { logger }) });
+  const shared = createSessionStore(config, { ...(logger && { logger }) });
   if (config.store === 'memory' || !config.redisUrl) {
+    const store = shared;
     const events = new MemorySessionEvents({ idleTimeoutSeconds: config.idleTimeoutSeconds });
     const bus = new MemoryBus();
     return {
@@ -44,6 +47,8 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
   const redis = openRedis(config.redisUrl);
   redis.on('error', () => {});
   const events = new RedisSessionEvents({ redis, pubsub, idleTimeoutSeconds: config.idleTimeoutSeconds, keyPrefix });
+  // Each request reads its session: a copy on this replica, kept right by the change feed (caching-store.ts).
+  const store = new CachingSessionStore(shared, new RedisSessionChangeFeed(redis, pubsub, keyPrefix), { idleTimeoutSeconds: config.idleTimeoutSeconds });
   const bus = new RedisBus({ redis, pubsub, keyPrefix });
   return {
     store,

@@ -7,7 +7,8 @@ export function frozenCopy<T>(value: T): T {
   return deepFreeze(structuredClone(value));
 }
 
-function deepFreeze<T>(value: T): T {
+/** The same value, frozen all the way down (for data nobody else holds, e.g. just parsed). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

@@ -9,6 +9,8 @@ export type ChannelHandler = (payload: string) => void;
 export class RedisPubSub {
   readonly #subscriber: Redis;
   readonly #handlers = new Map<string, Set<ChannelHandler>>();
+  readonly #reconnectHandlers = new Set<() => void>();
+  #connectedBefore = false;
 
   constructor(url: string) {
     // A subscriber is only useful connected; offline commands would just pile up.
@@ -16,6 +18,11 @@ export class RedisPubSub {
     this.#subscriber.on('error', () => {
       // Reconnects are automatic and ioredis resubscribes every channel; the command connection
       // reports outages (readyz), so there is nothing to add here.
+    });
+    // Messages published while the connection was down are lost: whoever keeps state from them is told.
+    this.#subscriber.on('ready', () => {
+      if (this.#connectedBefore) for (const handler of this.#reconnectHandlers) handler();
+      this.#connectedBefore = true;
     });
     this.#subscriber.on('message', (channel: string, payload: string) => {
       for (const handler of this.#handlers.get(channel) ?? []) handler(payload);
@@ -39,6 +46,12 @@ export class RedisPubSub {
     };
   }
 
+  /** Called after each reconnection (not the first connection); the returned function stops that. */
+  onReconnect(handler: () => void): () => void {
+    this.#reconnectHandlers.add(handler);
+    return () => this.#reconnectHandlers.delete(handler);
+  }
+
   /** Resolves once the subscriptions made so far are in place on the server. */
   async ready(): Promise<void> {
     if (this.#subscriber.status !== 'ready') await new Promise<void>((resolve) => this.#subscriber.once('ready', () => resolve()));
@@ -48,6 +61,7 @@ export class RedisPubSub {
 
   async close(): Promise<void> {
     this.#handlers.clear();
+    this.#reconnectHandlers.clear();
     await closeRedis(this.#subscriber);
   }
 }

@@ -3,11 +3,15 @@
 // where sessions live.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemorySessionStore } from '../../src/session/memory-store.js';
+import { CachingSessionStore } from '../../src/session/caching-store.js';
+import { RedisPubSub } from '../../src/session/redis-pubsub.js';
 import { RedisSessionStore } from '../../src/session/redis-store.js';
+import { RedisSessionChangeFeed } from '../../src/session/session-changes.js';
 import { newSessionId } from '../../src/session/session-id.js';
 import type { SessionRecord, SessionStore } from '../../src/session/store.js';
+import type { SessionChangeFeed } from '../../src/session/session-changes.js';
 import { freePort } from '../support/free-port.js';
 import { deleteKeysWithPrefix, redisUrl, uniqueKeyPrefix } from '../support/redis.js';
 
@@ -17,6 +21,12 @@ interface Deployment {
   openReplica(options: { idleTimeoutSeconds: number }): SessionStore;
   /** Lets `ms` pass as the stores see it. */
   elapse(ms: number): Promise<void>;
+  /**
+   * Waits until every replica has heard of the changes made so far, as replicas in separate
+   * processes have by the time a client's next request reaches them; nothing to wait for when
+   * replicas keep no copies.
+   */
+  settle?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +55,7 @@ function sessionStoreContract(kind: string, newDeployment: () => Deployment): vo
       await deployment.close();
     });
     const open = (idleTimeoutSeconds = 60): SessionStore => deployment.openReplica({ idleTimeoutSeconds });
+    const settle = async (): Promise<void> => deployment.settle?.();
 
     it('get returns the record that create stored', async () => {
       const store = open();
@@ -151,10 +162,14 @@ function sessionStoreContract(kind: string, newDeployment: () => Deployment): vo
       const [first, second] = [open(), open()];
       const record = aSession();
       await first.create(record);
+      // first keeps a copy of what it created, second of what it read: both must give way.
+      expect(await first.get(record.id)).toEqual(record);
       expect(await second.get(record.id)).toEqual(record);
       await second.update(record.id, { logLevel: 'warning' });
+      await settle();
       expect((await first.get(record.id))?.logLevel).toBe('warning');
       await first.delete(record.id);
+      await settle();
       expect(await second.get(record.id)).toBeUndefined();
     });
 
@@ -167,6 +182,7 @@ function sessionStoreContract(kind: string, newDeployment: () => Deployment): vo
         second.update(record.id, { subscriptions: ['file:///a', 'file:///b'] }),
         first.update(record.id, { upstreamSessions: { search: 'up-1' } }),
       ]);
+      await settle();
       expect(await second.get(record.id)).toEqual({
         ...record,
         logLevel: 'debug',
@@ -218,6 +234,34 @@ describe('on Redis', () => {
     };
   });
 
+  // As the gateway runs on Redis: each replica keeps copies of the sessions it serves, dropped when
+  // any replica announces a change (caching-store.ts).
+  sessionStoreContract('Redis, with replica copies', () => {
+    const keyPrefix = `${filePrefix}${++deployments}:`;
+    const closers: (() => Promise<void>)[] = [];
+    const heard: number[] = [];
+    let announced = 0;
+    return {
+      openReplica: ({ idleTimeoutSeconds }) => {
+        const pubsub = new RedisPubSub(redisUrl());
+        const publisher = new Redis(redisUrl());
+        const feed = countingFeed(new RedisSessionChangeFeed(publisher, pubsub, keyPrefix), heard, () => (announced += 1));
+        const store = new CachingSessionStore(new RedisSessionStore({ url: redisUrl(), idleTimeoutSeconds, keyPrefix }), feed, { idleTimeoutSeconds });
+        closers.push(async () => {
+          await store.close();
+          await pubsub.close();
+          publisher.disconnect();
+        });
+        return afterReady(store, pubsub.ready());
+      },
+      elapse: (ms) => sleep(ms),
+      settle: () => vi.waitFor(() => expect(heard.every((count) => count === announced)).toBe(true), { timeout: 2_000, interval: 5 }),
+      close: async () => {
+        await Promise.all(closers.map((close) => close()));
+      },
+    };
+  });
+
   it('keeps a session under {prefix}session:{id} with the idle timeout as its TTL', async () => {
     const keyPrefix = `${filePrefix}layout:`;
     const store = new RedisSessionStore({ url: redisUrl(), idleTimeoutSeconds: 300, keyPrefix });
@@ -253,3 +297,33 @@ describe('on Redis', () => {
     }
   });
 });
+
+/** The store, each of whose calls waits until its replica listens for changes (as the gateway waits at startup). */
+function afterReady(store: SessionStore, ready: Promise<void>): SessionStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        await ready;
+        return (value as (...callArgs: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** The feed, counting what this replica hears (in `heard`, one slot per replica) and what is announced. */
+function countingFeed(feed: SessionChangeFeed, heard: number[], onAnnounce: () => void): SessionChangeFeed {
+  const slot = heard.push(0) - 1;
+  return {
+    announce: async (sessionId) => {
+      onAnnounce();
+      await feed.announce(sessionId);
+    },
+    listen: (onChange, onGap) =>
+      feed.listen((sessionId) => {
+        heard[slot] = (heard[slot] ?? 0) + 1;
+        onChange(sessionId);
+      }, onGap),
+  };
+}
