@@ -77,6 +77,8 @@ export class LeanRequests {
   /** The connection is gone: every request waiting on it fails now, naming the server. */
   close(reason: string): void {
     this.#closedReason = reason;
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new UpstreamUnavailableError(this.server, reason));
   }
 
@@ -120,10 +122,6 @@ export class LeanRequests {
     if (!pending) return undefined;
     this.#pending.delete(id);
     pending.stopListening?.();
-    if (this.#pending.size === 0 && this.#sweep) {
-      clearInterval(this.#sweep);
-      this.#sweep = undefined;
-    }
     return pending;
   }
 
@@ -136,6 +134,13 @@ export class LeanRequests {
   }
 
   #expire(): void {
+    // Stopped here, a sweep after the last answer, rather than when the last answer comes: a
+    // connection with one call at a time would otherwise make and clear a timer per call.
+    if (this.#pending.size === 0) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+      return;
+    }
     const now = Date.now();
     for (const [id, pending] of this.#pending) {
       if (pending.deadline <= now) this.#cancel(id, new UpstreamTimeoutError(this.server, pending.method, pending.timeoutMs), `no answer within ${pending.timeoutMs} ms`);
