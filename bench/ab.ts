@@ -2,7 +2,8 @@
 // own server-everything over stdio, their rounds interleaved (A B, B A, ...) so that the machine's
 // drift falls on both alike. On a shared machine, two runs of the full bench minutes apart differ
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
-// The baseline is a directory holding another build's `dist/` (a worktree of the commit before, built).
+// The baseline is a directory holding another build's `dist/` (a worktree of the commit before,
+// built), or this checkout with --node-arg to weigh a Node option.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,9 +22,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '8' },
     workers: { type: 'string', default: '50' },
     'log-level': { type: 'string', default: 'info' },
+    /** Node options for this build's gateway only: to weigh a V8 flag against the same build without it. */
+    'node-arg': { type: 'string', multiple: true },
   },
 });
-if (values.baseline === undefined) throw new Error('--baseline DIR: a checkout whose dist/ holds the build to compare with');
+if (values.baseline === undefined) throw new Error('--baseline DIR: a checkout whose dist/ holds the build to compare with (. for this one, with --node-arg)');
 const baselineCli = join(resolve(values.baseline), 'dist/cli.js');
 if (!existsSync(baselineCli)) throw new Error(`no ${baselineCli}: build the baseline first (npm run build in that checkout)`);
 const era = values.era as Era;
@@ -43,6 +46,7 @@ try {
       config: { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mrtr: { stateSecret: BENCH_STATE_SECRET }, mcpServers: { everything } },
       logLevel: values['log-level'],
       ...(cli !== undefined && { cli }),
+      ...(cli === undefined && values['node-arg'] !== undefined && { nodeArgs: values['node-arg'] }),
     });
     const upstreamPid = front.upstreamPids('server-everything')[0];
     targets.push({ ...spec, name: label, label, endpoint: { kind: 'http', url: front.url }, frontPid: front.pid, ...(upstreamPid !== undefined && { upstreamPid }) });
