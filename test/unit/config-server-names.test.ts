@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { summariseConfig } from '../../src/cli/summary.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { problemAt, problemsOf } from './config-test-helpers.js';
 
@@ -77,5 +78,12 @@ describe('server names in the config', () => {
   it('let an explicit prefix stand in for the slug as the tool prefix', () => {
     const config = parseConfigText('mcpServers:\n  notes: {command: a}\n  My Notes: {command: b, prefix: notes2}\n', 'yaml', {});
     expect(config.mcpServers['My Notes']?.prefix).toBe('notes2');
+  });
+});
+
+describe('the summary `switchboard validate` prints', () => {
+  it('shows a name that is not its own slug quoted, with the slug that prefixes, URIs, metrics and policy use', () => {
+    const config = parseConfigText('mcpServers:\n  GitHub: {command: a}\n  everything: {command: b}\n  "Notes, work": {command: c, enabled: false}\n', 'yaml', {});
+    expect(summariseConfig(config)).toMatch(/^3 servers: "GitHub" \(github\) \[stdio\], everything \[stdio\], "Notes, work" \(notes-work\) \[stdio, disabled\];/);
   });
 });
