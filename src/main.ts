@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { isStdioUpstream, type Config } from './config/schema.js';
+import { serverSlug } from './config/server-names.js';
 import { Catalog } from './gateway/catalog.js';
 import { Gateway } from './gateway/gateway.js';
 import { ModernFront } from './gateway/modern/front.js';
@@ -53,7 +54,8 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   // The config in force: a reload replaces it, and everything below reads it through here.
   let current = config;
   const upstreams = new UpstreamPool(config, logger);
-  const prefixOf = (name: string) => current.mcpServers[name]?.prefix ?? name;
+  // The default prefix is the name's slug: tool names must fit [A-Za-z0-9_-], names as users write them need not.
+  const prefixOf = (name: string) => current.mcpServers[name]?.prefix ?? serverSlug(name);
   const catalogServers = () =>
     upstreams.all.map((upstream) => {
       const server = current.mcpServers[upstream.name];

@@ -1,13 +1,23 @@
 // The one line `switchboard validate` prints for a good config, so that "ok" also shows what the
 // gateway would actually front (a server disabled by mistake is visible here).
 import { isStdioUpstream, type Config } from '../config/schema.js';
+import { serverSlug } from '../config/server-names.js';
 
 export function summariseConfig(config: Config): string {
   const servers = Object.entries(config.mcpServers).map(([name, server]) => {
     const kind = isStdioUpstream(server) ? 'stdio' : 'http';
-    return server.enabled ? `${name} [${kind}]` : `${name} [${kind}, disabled]`;
+    return server.enabled ? `${shown(name)} [${kind}]` : `${shown(name)} [${kind}, disabled]`;
   });
   const serverList =
     servers.length === 0 ? 'no servers' : `${servers.length} server${servers.length === 1 ? '' : 's'}: ${servers.join(', ')}`;
   return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}; sessions: ${config.sessions.store}; auth: ${config.auth === undefined ? 'off' : 'on'}`;
+}
+
+/**
+ * A name that is its own slug as it is; any other quoted (it may hold spaces or commas) and followed
+ * by its slug, which is what tool prefixes, URIs, metrics and policy patterns use.
+ */
+function shown(name: string): string {
+  const slug = serverSlug(name);
+  return slug === name ? name : `${JSON.stringify(name)} (${slug})`;
 }

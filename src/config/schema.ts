@@ -3,8 +3,9 @@
 // The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
+import { isPlainObject } from './key-path.js';
+import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
 
-const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
 // server.allowedOrigins entries (src/http/origin-patterns.ts says what they match).
@@ -27,6 +28,13 @@ const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess(numberFro
 const lenientBoolean = () => z.preprocess(booleanFromString, z.boolean());
 
 const stringMap = z.record(z.string(), z.string());
+
+// Any key a client's config uses is a server name (`GitHub`, `brave_search`, `My Notes`); where an
+// alphabet rule applies, its slug stands in for it (server-names.ts).
+const serverName = z
+  .string()
+  .min(1, 'a server name must not be empty')
+  .refine((name) => [...name].length <= SERVER_NAME_MAX, `a server name is at most ${SERVER_NAME_MAX} characters`);
 
 const upstreamCommon = {
   prefix: z.string().regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -').optional(),
@@ -102,6 +110,18 @@ const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig |
   }
   return z.NEVER;
 });
+
+const serverMap = z.record(serverName, upstreamServer);
+
+// A JavaScript object cannot hold a key "__proto__" as data, and zod's record drops it without a
+// word: refused by name, rather than a server that silently is not there. (The parameter's type is
+// the record's input type, so that ConfigInput keeps it; at run time it may be anything.)
+function refuseProtoKey(servers: z.input<typeof serverMap>, ctx: z.core.$RefinementCtx): z.input<typeof serverMap> {
+  if (isPlainObject(servers) && Object.hasOwn(servers, '__proto__')) {
+    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'a server cannot be named "__proto__"; choose another name' });
+  }
+  return servers;
+}
 
 const serverSection = z
   .object({
@@ -221,9 +241,7 @@ export const configSchema = z
     server: serverSection.default(() => serverSection.parse({})),
     sessions: sessionsSection.default(() => sessionsSection.parse({})),
     namespace: namespaceSection.default(() => namespaceSection.parse({})),
-    mcpServers: z
-      .record(z.string().regex(SERVER_NAME, 'a server name must match [a-z0-9][a-z0-9-]{0,31}'), upstreamServer)
-      .default({}),
+    mcpServers: z.preprocess(refuseProtoKey, serverMap).default({}),
     auth: authSection.optional(),
     policy: policySection.optional(),
     limits: limitsSection.default({}),
@@ -231,12 +249,27 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    // Two enabled servers with one prefix would expose each other's tools under the same names.
-    // A disabled server exposes nothing, so it may share a prefix (an alternative kept in the file).
+    // A disabled server exposes nothing, so it may share a slug or a prefix with another (an
+    // alternative kept in the file).
+    const ownerOfSlug = new Map<string, string>();
     const ownerOfPrefix = new Map<string, string>();
     for (const [name, server] of Object.entries(config.mcpServers)) {
       if (!server.enabled) continue;
-      const prefix = server.prefix ?? name;
+      // The slug names the server in resource URIs, metrics, policy patterns and Redis keys, so
+      // two servers may not share one even when their prefixes differ.
+      const slug = serverSlug(name);
+      const slugOwner = ownerOfSlug.get(slug);
+      if (slugOwner !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mcpServers', name],
+          message: `servers "${slugOwner}" and "${name}" both normalize to "${slug}", the name a server goes by in tool prefixes, resource URIs, metrics and policy patterns; rename one of them`,
+        });
+        continue;
+      }
+      ownerOfSlug.set(slug, name);
+      // Two enabled servers with one prefix would expose each other's tools under the same names.
+      const prefix = server.prefix ?? slug;
       if (prefix === '') continue;
       const owner = ownerOfPrefix.get(prefix);
       if (owner === undefined) {

@@ -224,7 +224,7 @@ export class IsolatedServers {
       return existing;
     }
     const isolated = this.#server(server);
-    const stored = session.upstreamSessions[server];
+    const stored = upstreamSessionOf(session, server);
     const resume = isolated.transport === 'http' && stored !== undefined && !stored.startsWith(OWNER_PREFIX) ? stored : undefined;
     const upstream = this.options.factory.create(server, session.id, resume);
     const connection: LocalConnection = {
@@ -326,8 +326,16 @@ export class IsolatedServers {
   }
 }
 
+/**
+ * What the record holds for the server. Own keys only: a server may be named "constructor" or
+ * "toString", which a plain lookup would find on Object.prototype.
+ */
+function upstreamSessionOf(session: SessionRecord, server: string): string | undefined {
+  return Object.hasOwn(session.upstreamSessions, server) ? session.upstreamSessions[server] : undefined;
+}
+
 function ownerOf(session: SessionRecord, server: string): string | undefined {
-  const stored = session.upstreamSessions[server];
+  const stored = upstreamSessionOf(session, server);
   return stored?.startsWith(OWNER_PREFIX) ? stored.slice(OWNER_PREFIX.length) : undefined;
 }
 

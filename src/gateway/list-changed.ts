@@ -3,6 +3,7 @@
 // server's new state (Bus.claimChange) announces it, to every session of every replica. A stdio upstream's change happens
 // in one replica's own process, so that replica announces it without asking: a claim would also
 // swallow the same change repeated (a server that restarts twice within the claim's lifetime).
+import { serverSlug } from '../config/server-names.js';
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionStore } from '../session/store.js';
@@ -41,7 +42,8 @@ export function announceListChanges(
   async function announce(kind: ListKind, claim: { server: string; digest: string } | undefined, before: CatalogView, after: CatalogView): Promise<void> {
     const method = `notifications/${kind}/list_changed`;
     try {
-      if (claim && !(await bus.claimChange(`list_changed:${kind}:${claim.server}`, claim.digest, CLAIM_SECONDS))) return;
+      // Keyed by the slug: a Redis key in a plain alphabet whatever the name ("My Notes"), unique per enabled server.
+      if (claim && !(await bus.claimChange(`list_changed:${kind}:${serverSlug(claim.server)}`, claim.digest, CLAIM_SECONDS))) return;
       await toListeners?.(kind, before, after);
       const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
       observer.onNotificationForwarded({ method, sessions });

@@ -1,6 +1,7 @@
 // Naming: how upstream tool/prompt names and resource URIs become the names a client sees, and
 // back. Pure functions, so the rules can be read and tested without a running gateway.
 import { createHash } from 'node:crypto';
+import { serverSlug } from '../config/server-names.js';
 
 /** The strictest rule common LLM APIs apply to function names; every exposed tool name fits it. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -65,28 +66,32 @@ function rewrittenName(item: NamingInput, natural: string, rule: NameRule, taken
 
 // ---- Resource URIs ------------------------------------------------------------------------------
 //
-// A prefixed server's URIs are exposed with the server's config name added to the URI scheme:
-// `test://static/1` from server "everything" becomes `test+everything://static/1`. The rest of the
-// URI is kept byte for byte, so a template keeps working: `test+everything://static/{id}` expands
-// to exactly the exposed form of what the upstream's own template expands to. The result is still
-// a valid URI (a scheme may contain "+"; server names are [a-z0-9-]). A URI or template without a
-// plain scheme (rare; the spec asks for URIs) is carried whole behind `switchboard+{server}:`.
+// A prefixed server's URIs are exposed with the server's slug (config/server-names.ts) added to the
+// URI scheme: `test://static/1` from server "everything" becomes `test+everything://static/1`, and
+// from server "My Notes" `test+my-notes://static/1`. The rest of the URI is kept byte for byte, so a
+// template keeps working: `test+everything://static/{id}` expands to exactly the exposed form of
+// what the upstream's own template expands to. The result is still a valid URI (a scheme may
+// contain "+" and "-"; slugs are [a-z0-9-], unlike the names users write). A URI or template
+// without a plain scheme (rare; the spec asks for URIs) is carried whole behind
+// `switchboard+{slug}:`.
 
 const SCHEME_PREFIX = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 const EXPOSED_PREFIX = /^([A-Za-z][A-Za-z0-9+.-]*)\+([a-z0-9][a-z0-9-]{0,31}):/;
 const OPAQUE_SCHEME = 'switchboard';
 
+/** The exposed form of a URI of `server` (its config name). */
 export function exposeUri(server: string, uri: string): string {
+  const slug = serverSlug(server);
   const match = SCHEME_PREFIX.exec(uri);
-  if (!match || match[1] === OPAQUE_SCHEME) return `${OPAQUE_SCHEME}+${server}:${uri}`;
-  return `${match[1]}+${server}:${uri.slice(match[0].length)}`;
+  if (!match || match[1] === OPAQUE_SCHEME) return `${OPAQUE_SCHEME}+${slug}:${uri}`;
+  return `${match[1]}+${slug}:${uri.slice(match[0].length)}`;
 }
 
-/** Splits an exposed URI into server and upstream URI; undefined when it has no server tag. */
-export function parseExposedUri(exposed: string): { server: string; uri: string } | undefined {
+/** Splits an exposed URI into the server's slug and the upstream URI; undefined when it has no server tag. */
+export function parseExposedUri(exposed: string): { slug: string; uri: string } | undefined {
   const match = EXPOSED_PREFIX.exec(exposed);
   if (!match) return undefined;
-  const [whole, scheme, server] = match as unknown as [string, string, string];
+  const [whole, scheme, slug] = match as unknown as [string, string, string];
   const rest = exposed.slice(whole.length);
-  return { server, uri: scheme === OPAQUE_SCHEME ? rest : `${scheme}:${rest}` };
+  return { slug, uri: scheme === OPAQUE_SCHEME ? rest : `${scheme}:${rest}` };
 }

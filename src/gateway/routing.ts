@@ -3,6 +3,7 @@
 // that server, so a client can tell "no such tool" from "its server is down".
 import type { CatalogView, ExposedNamedItem } from './catalog-view.js';
 import { rpcErrors } from './errors.js';
+import { serverSlug } from '../config/server-names.js';
 import { parseExposedUri } from './namespace.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 
@@ -49,7 +50,9 @@ export function routeUri(view: CatalogView, routing: Routing, exposedUri: string
 
 function findUriOwner(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {
   const tagged = parseExposedUri(exposedUri);
-  if (tagged && routing.servers.some((server) => server.name === tagged.server && server.prefix !== '')) return tagged;
+  // The tag is the server's slug; the schema keeps slugs of enabled servers unique.
+  const owner = tagged && routing.servers.find((server) => server.prefix !== '' && serverSlug(server.name) === tagged.slug);
+  if (tagged && owner) return { server: owner.name, uri: tagged.uri };
 
   const listedBy = view.unprefixedResources.get(exposedUri);
   if (listedBy !== undefined) return { server: listedBy, uri: exposedUri };

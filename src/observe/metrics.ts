@@ -3,10 +3,12 @@
 // else in the process writes into ours.
 //
 // Every label has a bounded set of values, whatever clients send: `method` is one of the MCP
-// methods listed below or "other"; `server` is a configured upstream's name, or "" for requests the
-// gateway answers itself (merged lists, ping, unknown tools and methods); `route` is one of the
-// gateway's routes or "other". Never arguments, tokens, session ids or URIs.
+// methods listed below or "other"; `server` is a configured upstream's slug (config/server-names.ts:
+// `github` for a server named "GitHub", the name itself for names like "everything"), or "" for
+// requests the gateway answers itself (merged lists, ping, unknown tools and methods); `route` is
+// one of the gateway's routes or "other". Never arguments, tokens, session ids or URIs.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { serverSlug } from '../config/server-names.js';
 import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
 import type { Upstream, UpstreamState } from '../upstream/types.js';
 import type { Logger } from './logger.js';
@@ -69,9 +71,9 @@ export interface MetricsOptions {
   readonly sessionsTimeoutMs?: number;
   readonly logger?: Pick<Logger, 'warn' | 'info'>;
   /**
-   * Which names may be a `server` label value: the configured servers. By default the upstreams
-   * followed with watchUpstream; pass the config's names when some servers have no shared
-   * upstream to follow (isolation: session).
+   * Which names are servers (the configured ones), whose slug is then the `server` label value.
+   * By default the upstreams followed with watchUpstream; pass the config's names when some
+   * servers have no shared upstream to follow (isolation: session).
    */
   readonly isServer?: (name: string) => boolean;
 }
@@ -196,12 +198,13 @@ export class GatewayMetrics {
 
   /**
    * Follows one upstream: `switchboard_upstream_up` tracks its state, and losses and failed
-   * connects are counted. Its name becomes a valid `server` label value. Returns a function that
-   * stops following it and removes its series (for a server removed by a reload).
+   * connects are counted, labelled with its slug. Its name becomes a known server for the request
+   * metrics. Returns a function that stops following it and removes its series (for a server
+   * removed by a reload).
    */
   watchUpstream(upstream: Upstream): () => void {
-    const server = upstream.name;
-    this.#servers.add(server);
+    this.#servers.add(upstream.name);
+    const server = serverSlug(upstream.name);
     this.#upstreamRestarts.inc({ server }, 0);
     this.#upstreamConnectFailures.inc({ server }, 0);
     let previous: UpstreamState = upstream.state;
@@ -214,7 +217,7 @@ export class GatewayMetrics {
     });
     return () => {
       unsubscribe();
-      this.#servers.delete(server);
+      this.#servers.delete(upstream.name);
       this.#upstreamUp.remove({ server });
       this.#upstreamRestarts.remove({ server });
       this.#upstreamConnectFailures.remove({ server });
@@ -257,7 +260,7 @@ export class GatewayMetrics {
 
   #onRequest(event: RequestEvent): void {
     const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
-    const server = event.server !== undefined && this.#isServer(event.server) ? event.server : GATEWAY_SERVER_LABEL;
+    const server = event.server !== undefined && this.#isServer(event.server) ? serverSlug(event.server) : GATEWAY_SERVER_LABEL;
     this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025' });
     this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
   }

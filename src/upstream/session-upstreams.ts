@@ -16,7 +16,9 @@ export interface SessionUpstreamFactory {
 export function sessionUpstreamFactory(config: () => Config, logger: Logger): SessionUpstreamFactory {
   return {
     create(server, sessionId, resume) {
-      const serverConfig = config().mcpServers[server];
+      // Own keys only: a server named "toString" must not find Object.prototype's.
+      const servers = config().mcpServers;
+      const serverConfig = Object.hasOwn(servers, server) ? servers[server] : undefined;
       if (!serverConfig) throw new Error(`no server "${server}" in the config`);
       const upstream = new SupervisedUpstream(server, serverConfig, logger.child({ session: sessionId.slice(0, 8) }), {
         ...(resume !== undefined && { resumeSessionId: resume }),

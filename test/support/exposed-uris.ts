@@ -1,21 +1,22 @@
 // The README's URI scheme, written out independently of the gateway's code so that tests check
 // the documented behaviour rather than the implementation against itself: a prefixed server's
-// URI `scheme:rest` is exposed as `scheme+{server}:rest`.
+// URI `scheme:rest` is exposed as `scheme+{slug}:rest`. `slug` is the server's slug (README, "Server
+// names"), which for names like `everything` is the name itself.
 
-export function exposedUri(server: string, uri: string): string {
+export function exposedUri(slug: string, uri: string): string {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
-  if (!scheme || scheme[1] === 'switchboard') return `switchboard+${server}:${uri}`;
-  return `${scheme[1]}+${server}:${uri.slice(scheme[0].length)}`;
+  if (!scheme || scheme[1] === 'switchboard') return `switchboard+${slug}:${uri}`;
+  return `${scheme[1]}+${slug}:${uri.slice(scheme[0].length)}`;
 }
 
 /** What an upstream result looks like through the gateway: every URI a client may read back, exposed. */
-export function exposeResultUris(result: Record<string, unknown>, server: string): Record<string, unknown> {
+export function exposeResultUris(result: Record<string, unknown>, slug: string): Record<string, unknown> {
   const copy = structuredClone(result);
   const exposeBlock = (block: Record<string, unknown> | undefined) => {
     if (!block) return;
-    if (block.type === 'resource_link' && typeof block.uri === 'string') block.uri = exposedUri(server, block.uri);
+    if (block.type === 'resource_link' && typeof block.uri === 'string') block.uri = exposedUri(slug, block.uri);
     const resource = block.resource as Record<string, unknown> | undefined;
-    if (block.type === 'resource' && typeof resource?.uri === 'string') resource.uri = exposedUri(server, resource.uri);
+    if (block.type === 'resource' && typeof resource?.uri === 'string') resource.uri = exposedUri(slug, resource.uri);
   };
   for (const block of (copy.content as Record<string, unknown>[] | undefined) ?? []) exposeBlock(block);
   for (const message of (copy.messages as { content: unknown }[] | undefined) ?? []) {
@@ -23,7 +24,7 @@ export function exposeResultUris(result: Record<string, unknown>, server: string
     for (const block of blocks) exposeBlock(block as Record<string, unknown>);
   }
   for (const contents of (copy.contents as Record<string, unknown>[] | undefined) ?? []) {
-    if (typeof contents.uri === 'string') contents.uri = exposedUri(server, contents.uri);
+    if (typeof contents.uri === 'string') contents.uri = exposedUri(slug, contents.uri);
   }
   return copy;
 }

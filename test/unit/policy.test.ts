@@ -134,3 +134,46 @@ describe('policy decisions', () => {
     expect(a.key).not.toBe(c.key);
   });
 });
+
+describe('the server part of a policy pattern', () => {
+  it.each([
+    ['GitHub/*', 'GitHub'],
+    ['github/*', 'GitHub'],
+    ['brave_search/*', 'brave_search'],
+    ['brave-search/*', 'brave_search'],
+    ['My Notes/*', 'My Notes'],
+    ['my-notes/*', 'My Notes'],
+    ['my-*/*', 'My Notes'],
+    ['*/*', 'My Notes'],
+  ])('%j matches the server named %j (its config name or its slug)', (pattern, server) => {
+    expect(compilePattern(pattern)(server, 'search')).toBe(true);
+  });
+
+  it('reaches a server whose name has a "/" through its slug', () => {
+    const server = '@acme/tools';
+    expect(compilePattern('acme-tools/*')(server, 'run')).toBe(true);
+    // Split at the first "/", the config name form is not a pattern for it.
+    expect(compilePattern('@acme/tools/*')(server, 'run')).toBe(false);
+  });
+
+  it('reaches a server whose name is all emoji through its hash slug', () => {
+    const pattern = compilePattern('server-*/*');
+    expect(pattern('🚀', 'launch')).toBe(true);
+  });
+
+  it('does not match a server that neither its name nor its slug matches', () => {
+    expect(compilePattern('gitlab/*')('GitHub', 'search')).toBe(false);
+    expect(compilePattern('GITHUB/*')('GitHub', 'search')).toBe(false);
+  });
+
+  it('keeps a name that fits the old rule matched by itself only, as before', () => {
+    expect(compilePattern('everything/echo')('everything', 'echo')).toBe(true);
+    expect(compilePattern('Everything/echo')('everything', 'echo')).toBe(false);
+  });
+
+  it('lets a deny by slug beat an allow by config name', () => {
+    const config = policy({ default: 'deny', rules: [{ allow: ['My Notes/*'], deny: ['my-notes/delete_*'] }] });
+    expect(allows(config, undefined, 'My Notes', 'read_note')).toBe(true);
+    expect(allows(config, undefined, 'My Notes', 'delete_note')).toBe(false);
+  });
+});
