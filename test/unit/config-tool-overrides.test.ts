@@ -68,6 +68,11 @@ mcpServers:
     expect(problemAt(problems, 'mcpServers.docs.tools.fetch.name')).toMatch(/starts with "web__", the names of server "web"/);
   });
 
+  it('takes a server\'s default prefix to be its slug', () => {
+    const problems = problemsOf('mcpServers:\n  "My Web": { command: w }\n  docs: { command: d, tools: { fetch: { name: my-web__fetch } } }\n');
+    expect(problemAt(problems, 'mcpServers.docs.tools.fetch.name')).toMatch(/starts with "my-web__", the names of server "My Web"/);
+  });
+
   it('reports the key path of a tool name that needs quoting', () => {
     const problems = problemsOf('mcpServers:\n  a: { command: a, tools: { "files.read": { name: b__x } } }\n  b: { command: b }\n');
     expect(problemAt(problems, 'mcpServers.a.tools["files.read"].name')).toMatch(/server "b"/);
