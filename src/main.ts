@@ -11,6 +11,7 @@ import { ParkedCalls } from './gateway/modern/parked-calls.js';
 import { RequestStateSealer } from './gateway/modern/request-state.js';
 import type { IsolatedServer } from './gateway/isolated-servers.js';
 import type { Routing } from './gateway/routing.js';
+import { toolOverridesFrom } from './gateway/tool-overrides.js';
 import { createAccessControl } from './http/access-control.js';
 import { createApp } from './http/app.js';
 import { HttpDrain } from './http/drain.js';
@@ -56,10 +57,16 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const upstreams = new UpstreamPool(config, logger);
   // The default prefix is the name's slug: tool names must fit [A-Za-z0-9_-], names as users write them need not.
   const prefixOf = (name: string) => current.mcpServers[name]?.prefix ?? serverSlug(name);
+  const toolOverridesOf = (name: string) => toolOverridesFrom(current.mcpServers[name]?.tools);
   const catalogServers = () =>
     upstreams.all.map((upstream) => {
       const server = current.mcpServers[upstream.name];
-      return { upstream, prefix: prefixOf(upstream.name), seenByAllReplicas: server !== undefined && !isStdioUpstream(server) };
+      return {
+        upstream,
+        prefix: prefixOf(upstream.name),
+        seenByAllReplicas: server !== undefined && !isStdioUpstream(server),
+        tools: toolOverridesOf(upstream.name),
+      };
     });
   const catalog = new Catalog(catalogServers(), config.namespace.separator, logger);
   catalog.start();
@@ -92,7 +99,12 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
             .filter(([, server]) => server.enabled)
             .map(([name, server]) => {
               const upstream = server.isolation === 'shared' ? upstreams.get(name) : undefined;
-              return { name, prefix: prefixOf(name), isReady: () => server.isolation === 'session' || upstream?.state === 'ready' };
+              return {
+                name,
+                prefix: prefixOf(name),
+                tools: toolOverridesOf(name),
+                isReady: () => server.isolation === 'session' || upstream?.state === 'ready',
+              };
             }),
         };
       }

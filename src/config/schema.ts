@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { isPlainObject } from './key-path.js';
 import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
+import { TOOL_NAME, toolRenameProblems } from './tool-renames.js';
 
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
@@ -36,11 +37,38 @@ const serverName = z
   .min(1, 'a server name must not be empty')
   .refine((name) => [...name].length <= SERVER_NAME_MAX, `a server name is at most ${SERVER_NAME_MAX} characters`);
 
+// MCP's ToolAnnotations. Given hints are laid over the upstream's own, key by key.
+const toolAnnotations = z
+  .object({
+    title: z.string().optional(),
+    readOnlyHint: lenientBoolean().optional(),
+    destructiveHint: lenientBoolean().optional(),
+    idempotentHint: lenientBoolean().optional(),
+    openWorldHint: lenientBoolean().optional(),
+  })
+  .strict();
+
+// One tool as the client should see it, keyed by the upstream's own tool name. A key the upstream
+// does not list is not an error (its list may change); the gateway logs it once.
+const toolOverride = z
+  .object({
+    // The exposed name, exactly: no prefix is added.
+    name: z.string().regex(TOOL_NAME, 'must be 1 to 64 of A-Z a-z 0-9 _ - (what LLM APIs accept as a function name)').optional(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    annotations: toolAnnotations.optional(),
+    hidden: lenientBoolean().optional(),
+  })
+  .strict();
+
+export type ToolOverrideConfig = z.output<typeof toolOverride>;
+
 const upstreamCommon = {
   prefix: z.string().regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -').optional(),
   timeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).default(60_000),
   isolation: z.enum(['shared', 'session']).default('shared'),
   enabled: lenientBoolean().default(true),
+  tools: z.record(z.string().min(1, 'a tool name is not empty'), toolOverride).optional(),
 };
 
 const stdioServer = z
@@ -281,6 +309,14 @@ export const configSchema = z
         path: ['mcpServers', name, 'prefix'],
         message: `servers "${owner}" and "${name}" both expose the prefix "${prefix}"; give one a different prefix`,
       });
+    }
+    // Renamed tools must stay unique, as far as the file can tell (tool-renames.ts); every enabled
+    // server takes part, since a rename may fall among the names of one without overrides.
+    const renaming = Object.entries(config.mcpServers)
+      .filter(([, server]) => server.enabled)
+      .map(([name, server]) => ({ server: name, prefix: server.prefix ?? serverSlug(name), tools: server.tools ?? {} }));
+    for (const problem of toolRenameProblems(renaming, config.namespace.separator)) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
   });
 

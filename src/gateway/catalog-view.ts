@@ -3,6 +3,7 @@
 // lookups that route a call back to its upstream. Built by a pure function from the lists.
 import type { JsonObject } from './json.js';
 import { assignExposedNames, exposeUri } from './namespace.js';
+import { applyToolOverride, NO_OVERRIDES, type ToolOverridesByServer } from './tool-overrides.js';
 import { templateMatcher } from './uri-template.js';
 
 export interface ServerLists {
@@ -53,9 +54,10 @@ export interface CatalogView {
   readonly allows?: (server: string, name: string) => boolean;
 }
 
-export function buildCatalogView(lists: readonly ServerLists[], separator: string): CatalogView {
-  const tools = exposeNamed(lists, 'tools', separator);
-  const prompts = exposeNamed(lists, 'prompts', separator);
+/** `toolOverrides` (by server) rename, re-describe, annotate or hide tools (tool-overrides.ts). */
+export function buildCatalogView(lists: readonly ServerLists[], separator: string, toolOverrides: ToolOverridesByServer = NO_OVERRIDES): CatalogView {
+  const tools = exposeNamed(lists, 'tools', separator, toolOverrides);
+  const prompts = exposeNamed(lists, 'prompts', separator, NO_OVERRIDES);
   const resources: ExposedResource[] = [];
   const resourceTemplates: ExposedTemplate[] = [];
   const unprefixedResources = new Map<string, string>();
@@ -98,10 +100,18 @@ export function serverItemKey(server: string, name: string): string {
   return `${server}\u0000${name}`;
 }
 
-function exposeNamed(lists: readonly ServerLists[], kind: 'tools' | 'prompts', separator: string): ExposedNamedItem[] {
-  const entries = lists.flatMap((list) =>
-    list[kind].map((item) => ({ server: list.server, prefix: list.prefix, name: String(item.name), item })),
-  );
+function exposeNamed(lists: readonly ServerLists[], kind: 'tools' | 'prompts', separator: string, overrides: ToolOverridesByServer): ExposedNamedItem[] {
+  const entries = lists.flatMap((list) => {
+    const ofServer = overrides.get(list.server);
+    return list[kind].flatMap((item) => {
+      const name = String(item.name);
+      const override = ofServer?.get(name);
+      if (override === undefined) return [{ server: list.server, prefix: list.prefix, name, item }];
+      // A hidden tool is not in the view at all, so a call of it fails as a call of an unknown one.
+      if (override.hidden === true) return [];
+      return [{ server: list.server, prefix: list.prefix, name, item: applyToolOverride(item, override), exposedAs: override.name }];
+    });
+  });
   const names = assignExposedNames(entries, separator, kind === 'tools' ? 'tool' : 'prompt');
   return entries.map((entry, index) => ({
     server: entry.server,

@@ -7,6 +7,7 @@ import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import type { JsonObject } from './json.js';
 import { fetchAllPages } from './list-pages.js';
+import { unmatchedOverrides, type ToolOverrides } from './tool-overrides.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
@@ -26,6 +27,8 @@ export interface CatalogServer {
    * for a stdio server, of which each replica runs its own process that changes alone.
    */
   readonly seenByAllReplicas: boolean;
+  /** How its tools are shown (config `tools`), by the upstream's own tool name. */
+  readonly tools?: ToolOverrides | undefined;
 }
 
 /** What changed in the merged view, and whether other replicas saw the same change. */
@@ -48,6 +51,8 @@ export class Catalog {
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   /** What to undo when a server leaves: its listeners on the upstream. */
   readonly #detach = new Map<Upstream, () => void>();
+  /** Overrides already reported as naming a tool their upstream does not list (server, name). */
+  readonly #unmatchedReported = new Set<string>();
   #servers: readonly CatalogServer[];
   #separator: string;
   #started = false;
@@ -82,8 +87,9 @@ export class Catalog {
   }
 
   /**
-   * A reload changed the servers (or their prefixes, or the separator): servers that left are
-   * dropped, new ones are listed, and the merged view is rebuilt, which announces any change.
+   * A reload changed the servers (or their prefixes, tool overrides, or the separator): servers
+   * that left are dropped, new ones are listed, and the merged view is rebuilt from the lists
+   * already fetched, which announces any change.
    */
   reconfigure(servers: readonly CatalogServer[], separator: string): void {
     const kept = new Set(servers.map((server) => server.upstream));
@@ -223,12 +229,31 @@ export class Catalog {
       .map(({ upstream }) => this.#lists.get(upstream.name))
       .filter((lists): lists is ServerLists => lists !== undefined);
     const before = this.#view;
-    this.#view = buildCatalogView(ordered, this.separator);
+    const toolOverrides = new Map(this.servers.flatMap(({ upstream, tools }) => (tools ? [[upstream.name, tools] as const] : [])));
+    this.#view = buildCatalogView(ordered, this.separator, toolOverrides);
+    this.#reportUnmatched(ordered, toolOverrides);
     const changed = changedKinds(before, this.#view);
     if (changed.length === 0) return;
     const kinds = new Map(changed.map((kind) => [kind, cause ? changeDigest(cause.server, kind, cause.before, cause.after) : '']));
     const seenByAllReplicas = cause !== undefined && (this.servers.find((server) => server.upstream.name === cause.server)?.seenByAllReplicas ?? false);
     for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas, ...(cause && { server: cause.server }), before, after: this.#view });
+  }
+
+  /**
+   * An override of a tool the upstream does not list is no config error (lists change, and a tool
+   * may come later), but it may be a typo: said once per server and name, at warn.
+   */
+  #reportUnmatched(lists: readonly ServerLists[], toolOverrides: ReadonlyMap<string, ToolOverrides>): void {
+    for (const { server, tools } of lists) {
+      const overrides = toolOverrides.get(server);
+      if (!overrides) continue;
+      for (const tool of unmatchedOverrides(tools, overrides)) {
+        const key = `${server}\u0000${tool}`;
+        if (this.#unmatchedReported.has(key)) continue;
+        this.#unmatchedReported.add(key);
+        this.logger.warn({ server, tool }, 'a tool override names a tool the upstream does not list (yet); it applies once the upstream lists it');
+      }
+    }
   }
 }
 

@@ -16,6 +16,8 @@ export interface NamingInput {
   readonly prefix: string;
   /** The upstream's own name. */
   readonly name: string;
+  /** The name the config gives it (a tool override's `name`): exposed exactly so, unless taken. */
+  readonly exposedAs?: string | undefined;
 }
 
 /**
@@ -26,15 +28,22 @@ export interface NamingInput {
  * passes so that a rewritten name (invalid characters, too long, or a duplicate) can never take a
  * natural one, whatever the order. A rewritten name is the natural one with invalid characters
  * replaced by "_", cut to fit, and a hash of (server, name) appended, so it stays unique and
- * stable across restarts and replicas.
+ * stable across restarts and replicas. Names the config gives (`exposedAs`) go before both: the
+ * config asked for them by name, and it cannot give one name twice (config/tool-renames.ts).
  */
 export function assignExposedNames(items: readonly NamingInput[], separator: string, rule: NameRule): string[] {
   const natural = items.map((item) => (item.prefix === '' ? item.name : `${item.prefix}${separator}${item.name}`));
   const exposed = new Array<string | undefined>(items.length);
   const taken = new Set<string>();
 
+  items.forEach(({ exposedAs }, index) => {
+    if (exposedAs !== undefined && isValidName(exposedAs, rule) && !taken.has(exposedAs)) {
+      exposed[index] = exposedAs;
+      taken.add(exposedAs);
+    }
+  });
   natural.forEach((name, index) => {
-    if (isValidName(name, rule) && !taken.has(name)) {
+    if (exposed[index] === undefined && isValidName(name, rule) && !taken.has(name)) {
       exposed[index] = name;
       taken.add(name);
     }

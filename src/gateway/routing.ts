@@ -1,15 +1,19 @@
 // Which upstream owns an exposed name or URI. Lookups go through the merged view first; a name
-// that is not there but carries the prefix of a configured server that is down gets an error naming
-// that server, so a client can tell "no such tool" from "its server is down".
+// that is not there but carries the prefix of a configured server that is down (or that the server's
+// tool overrides rename a tool to) gets an error naming that server, so a client can tell "no such
+// tool" from "its server is down".
 import type { CatalogView, ExposedNamedItem } from './catalog-view.js';
 import { rpcErrors } from './errors.js';
 import { serverSlug } from '../config/server-names.js';
 import { parseExposedUri } from './namespace.js';
+import { NO_OVERRIDES, type ToolOverrides, type ToolOverridesByServer } from './tool-overrides.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 
 export interface ConfiguredServer {
   readonly name: string;
   readonly prefix: string;
+  /** Its tool overrides (config `tools`), by the upstream's own tool name. */
+  readonly tools?: ToolOverrides | undefined;
   isReady(): boolean;
 }
 
@@ -34,11 +38,22 @@ export function routePrompt(view: CatalogView, routing: Routing, exposedName: st
 }
 
 function failNamed(routing: Routing, exposedName: string, unknown: Error): never {
-  const owner = routing.servers.find(
-    (server) => server.prefix !== '' && exposedName.startsWith(`${server.prefix}${routing.separator}`),
-  );
+  const owner =
+    routing.servers.find((server) => renamesTo(server, exposedName)) ??
+    routing.servers.find((server) => server.prefix !== '' && exposedName.startsWith(`${server.prefix}${routing.separator}`));
   if (owner && !owner.isReady()) throw new UpstreamUnavailableError(owner.name, 'it is not connected');
   throw unknown;
+}
+
+function renamesTo(server: ConfiguredServer, exposedName: string): boolean {
+  for (const override of server.tools?.values() ?? []) if (override.name === exposedName && override.hidden !== true) return true;
+  return false;
+}
+
+/** The configured servers' tool overrides, for building a view (catalog-view.ts). */
+export function toolOverridesOf(routing: Routing): ToolOverridesByServer {
+  const byServer = new Map(routing.servers.flatMap((server) => (server.tools ? [[server.name, server.tools] as const] : [])));
+  return byServer.size > 0 ? byServer : NO_OVERRIDES;
 }
 
 export function routeUri(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {

@@ -4,7 +4,7 @@ import type { SessionRecord } from '../session/store.js';
 import type { Catalog } from './catalog.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import type { IsolatedServers } from './isolated-servers.js';
-import type { Routing } from './routing.js';
+import { toolOverridesOf, type Routing } from './routing.js';
 
 /** Sessions that expire without DELETE are forgotten in bulk rather than tracked one by one. */
 const MAX_CACHED_SESSION_VIEWS = 10_000;
@@ -26,7 +26,8 @@ export class SessionViews {
     if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
     const order = this.routing.servers.map((server) => server.name);
     const lists = [...this.catalog.lists, ...own].sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
-    const view = buildCatalogView(lists, this.routing.separator);
+    // A reload that changes overrides also rebuilds the shared view, so the cache above misses then.
+    const view = buildCatalogView(lists, this.routing.separator, toolOverridesOf(this.routing));
     if (this.#views.size > MAX_CACHED_SESSION_VIEWS) this.#views.clear();
     this.#views.set(session.id, { shared, own, view });
     return view;

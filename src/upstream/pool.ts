@@ -50,7 +50,7 @@ export class UpstreamPool {
     const removedNames = [...before.keys()].filter((name) => !after.has(name));
     const addedNames = [...after.keys()].filter((name) => !before.has(name));
     const changedNames = [...after.keys()].filter(
-      (name) => before.has(name) && JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name)),
+      (name) => before.has(name) && connectionJson(before.get(name)) !== connectionJson(after.get(name)),
     );
     const leaving = this.#upstreams.filter((upstream) => removedNames.includes(upstream.name) || changedNames.includes(upstream.name));
     const arriving = [...addedNames, ...changedNames].map((name) => this.create(name, after.get(name) as UpstreamConfig, this.logger));
@@ -78,6 +78,16 @@ export class UpstreamPool {
   async stop(): Promise<void> {
     await Promise.all(this.#upstreams.map((upstream) => upstream.stop()));
   }
+}
+
+/**
+ * What the connection to a server depends on: all of its config but its tool overrides, which only
+ * change how the gateway shows its tools, so editing them does not restart the upstream.
+ */
+function connectionJson(server: UpstreamConfig | undefined): string {
+  if (server === undefined) return '';
+  const { tools: _shownOnly, ...connection } = server;
+  return JSON.stringify(connection);
 }
 
 /** The servers this pool runs: enabled, and shared (session-isolated ones have a connection per session). */

@@ -1,7 +1,10 @@
 // A real gateway for tests: the config a user would write, validated by the real loader, served
 // by runGateway on a free loopback port, with its log lines kept for assertions.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { parseConfigText } from '../../src/config/load.js';
+import { loadConfig, parseConfigText } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { runGateway, type RunningGateway } from '../../src/main.js';
 import { createLogger } from '../../src/observe/logger.js';
@@ -10,6 +13,11 @@ import { uniqueKeyPrefix } from './redis.js';
 export interface TestGateway extends RunningGateway {
   /** Parsed JSON log lines, in order. */
   readonly logs: Record<string, unknown>[];
+  /**
+   * With `reloadable`: writes a new config to the gateway's file (with the same test settings as
+   * at start), which it reloads as it would on a file change in production. Throws otherwise.
+   */
+  rewriteConfig(config: ConfigInput): void;
 }
 
 export interface TestGatewayOptions {
@@ -17,6 +25,8 @@ export interface TestGatewayOptions {
   readonly logLevel?: string;
   /** How soon a token with an unknown key may refetch the JWKS (default jose's 30 s). */
   readonly jwksCooldownMs?: number;
+  /** Keep the config in a file and reload it on change or SIGHUP, as the command line does. */
+  readonly reloadable?: boolean;
 }
 
 /**
@@ -26,12 +36,18 @@ export interface TestGatewayOptions {
 const FILE_KEY_PREFIX = uniqueKeyPrefix('gateway');
 
 export async function startGateway(config: ConfigInput, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const withTestServer: ConfigInput = {
-    ...config,
-    server: { host: '127.0.0.1', port: 0, ...config.server },
-    sessions: { keyPrefix: FILE_KEY_PREFIX, ...config.sessions },
+  const withTestServer = (input: ConfigInput): ConfigInput => ({
+    ...input,
+    server: { host: '127.0.0.1', port: 0, ...input.server },
+    sessions: { keyPrefix: FILE_KEY_PREFIX, ...input.sessions },
+  });
+  const configFile = options.reloadable ? join(mkdtempSync(join(tmpdir(), 'switchboard-config-')), 'switchboard.json') : undefined;
+  const rewriteConfig = (next: ConfigInput) => {
+    if (configFile === undefined) throw new Error('startGateway: pass { reloadable: true } to rewrite the config');
+    writeFileSync(configFile, JSON.stringify(withTestServer(next), null, 2));
   };
-  const parsed = parseConfigText(JSON.stringify(withTestServer), 'json', {});
+  if (configFile !== undefined) rewriteConfig(config);
+  const parsed = parseConfigText(JSON.stringify(withTestServer(config)), 'json', {});
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -46,6 +62,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     logger,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+    ...(configFile !== undefined && { reload: { file: configFile, load: () => loadConfig(configFile, {}) } }),
   });
-  return Object.assign(gateway, { logs });
+  return Object.assign(gateway, { logs, rewriteConfig });
 }
