@@ -6,5 +6,11 @@ export interface AppEnv {
     /** The authenticated principal; undefined when auth is off. */
     principal: Principal | undefined;
     requestId: string;
+    /** Headers for the answer, whoever makes it (response-headers.ts). */
+    responseHeaders: Record<string, string> | undefined;
+    /** The responder wrote responseHeaders into the answer it made. */
+    responseHeadersWritten: boolean | undefined;
+    /** Set by the responder: whether its answer is a stream (SSE) rather than a body. */
+    streamed: boolean | undefined;
   };
 }

@@ -52,10 +52,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   for (const path of [options.mcpPath, ...legacyPaths]) {
     if (options.drain) app.use(path, options.drain.middleware);
     if (options.access) app.use(path, options.access.origin);
-    app.use(path, async (c, next) => {
-      c.set('principal', undefined);
-      await next();
-    });
     // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
     // too; and all of it before the body is read, so a client without a token (or over its limit)
     // never makes the gateway buffer a body.

@@ -11,6 +11,7 @@
 // Mounted on the MCP path only. A JSON answer costs a counter; only SSE bodies get wrapped.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
+import { isStreamedAnswer } from './response-headers.js';
 import { TransportCode, transportError } from './transport-errors.js';
 
 export interface HttpDrainOptions {
@@ -37,7 +38,7 @@ export class HttpDrain {
       if (method === 'GET') {
         if (isDraining()) return refuse(c, 'new streams');
         await next();
-        const body = eventStreamBody(c.res);
+        const body = eventStreamBody(c);
         if (body) {
           const tracked = trackBody(body, () => this.#standaloneStreams.delete(tracked.close));
           this.#standaloneStreams.add(tracked.close);
@@ -53,7 +54,7 @@ export class HttpDrain {
       let body: ReadableStream<Uint8Array> | undefined;
       try {
         await next();
-        body = method === 'POST' ? eventStreamBody(c.res) : undefined;
+        body = method === 'POST' ? eventStreamBody(c) : undefined;
       } finally {
         if (!body) this.#finishOne();
       }
@@ -104,13 +105,13 @@ export class HttpDrain {
 }
 
 /**
- * The body of an SSE answer, else undefined. The header is asked first: reading `body` of
- * @hono/node-server's light response turns it into a real web Response with a stream (an
- * undici Response, a ReadableStream and its controllers), which a plain JSON answer never needs.
+ * The body of an SSE answer, else undefined. Whether it streams is asked first (response-headers.ts):
+ * reading `body` of @hono/node-server's light response turns it into a real web Response with a
+ * stream (an undici Response, a ReadableStream and its controllers), which a plain JSON answer never needs.
  */
-function eventStreamBody(response: Response): ReadableStream<Uint8Array> | undefined {
-  if (response.headers.get('content-type')?.startsWith('text/event-stream') !== true) return undefined;
-  return response.body ?? undefined;
+function eventStreamBody(c: Context<AppEnv>): ReadableStream<Uint8Array> | undefined {
+  if (!isStreamedAnswer(c)) return undefined;
+  return c.res.body ?? undefined;
 }
 
 /**

@@ -1,15 +1,21 @@
-// How a route's answer becomes an HTTP response: through Hono's context, so the headers the
-// middleware prepared (request id, CORS) are merged in as the response is made. Building a web
-// Response by hand and letting Hono merge headers into it afterwards turns @hono/node-server's
-// cheap string response into a real one that it must then read as a stream (measured with
-// `npm run bench -- --profile`), and reading `c.res` to copy the headers does the same.
+// How a route's answer becomes an HTTP response: a Response whose headers are one plain object,
+// the middleware's (request id, CORS: response-headers.ts) with the route's, which
+// @hono/node-server writes with node:http as they are. Hono's c.body() would make them a web
+// Headers, and merging headers into a finished Response, or reading `c.res` to copy them, turns
+// node-server's light response into a real one that it must then read as a stream (measured with
+// `npm run bench -- --profile` and `npm run bench:ab`).
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from './app-env.js';
+import { takeResponseHeaders } from './response-headers.js';
 
 export type Responder = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => Response;
 
-export function responder(c: Context): Responder {
-  return (body, status, headers) => c.body(body, status as ContentfulStatusCode, { ...headers });
+export function responder(c: Context<AppEnv>): Responder {
+  return (body, status, headers) => {
+    const added = takeResponseHeaders(c);
+    c.set('streamed', typeof body !== 'string');
+    return new Response(body, { status, headers: added ? { ...added, ...headers } : { ...headers } });
+  };
 }
 
 export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });

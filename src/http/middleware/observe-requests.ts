@@ -11,6 +11,7 @@ import type { Logger } from '../../observe/logger.js';
 import { OTHER } from '../../observe/metrics.js';
 import { isWellFormedSessionId } from '../../session/session-id.js';
 import type { AppEnv } from '../app-env.js';
+import { isStreamedAnswer } from '../response-headers.js';
 
 export interface ObserveRequestsOptions {
   readonly logger: Logger;
@@ -64,7 +65,7 @@ export function observeRequests({
     const method = HTTP_METHODS.has(c.req.method) ? c.req.method : OTHER;
     const status = c.res.status;
     metrics?.countHttpRequest(route, method, status);
-    const streamed = c.res.headers.get('content-type')?.startsWith('text/event-stream') === true;
+    const streamed = isStreamedAnswer(c);
     const level = accessLevel(route, method, status, streamed);
     if (!logger.isLevelEnabled(level)) return;
     logger[level](

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { compileOriginPatterns, isLoopbackHost } from '../origin-patterns.js';
+import { addResponseHeader, applyResponseHeaders, takeResponseHeaders } from '../response-headers.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
@@ -40,17 +41,19 @@ export function originGuard({ allowedOrigins, allowedHosts, onRefused }: OriginG
       report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'origin', detail: origin.slice(0, 200), status: 403 }));
       return transportError(c, 403, TransportCode.BadRequest, 'Forbidden: the Origin is not allowed', unreadBodyHeaders(c));
     }
-    c.header('Vary', 'Origin');
-    c.header('Access-Control-Allow-Origin', origin);
-    c.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    addResponseHeader(c, 'Vary', 'Origin');
+    addResponseHeader(c, 'Access-Control-Allow-Origin', origin);
+    addResponseHeader(c, 'Access-Control-Expose-Headers', EXPOSE_HEADERS);
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
       return c.body(null, 204, {
+        ...takeResponseHeaders(c),
         'Access-Control-Allow-Methods': ALLOW_METHODS,
         'Access-Control-Allow-Headers': ALLOW_HEADERS,
         'Access-Control-Max-Age': '600',
       });
     }
-    return next();
+    await next();
+    applyResponseHeaders(c);
   };
 }
 
