@@ -78,6 +78,10 @@ describe('per-server rate limits on two replicas sharing Redis', () => {
       limits: { servers: { 'Git Hub': { requestsPerMinute: 4, tools: { progress: { requestsPerMinute: 1 } } } } },
     };
     [first, second] = await Promise.all([startGateway(config), startGateway(config)]);
+    // A session's requests may reach a replica that did not initialize it: both must have their
+    // upstreams' lists first (an initialize waits for them; a session's later requests do not).
+    const headers = { authorization: `Bearer ${await issuer.token({ sub: 'warm-up' })}` };
+    await Promise.all(replicas().map((replica) => sessionClient(replica.url, { headers })));
   }, 90_000);
 
   afterAll(async () => {
