@@ -6,6 +6,7 @@ import { isStdioUpstream, type Config } from './config/schema.js';
 import { serverSlug } from './config/server-names.js';
 import { Catalog } from './gateway/catalog.js';
 import { Gateway } from './gateway/gateway.js';
+import { ServerLimits } from './gateway/server-limits.js';
 import { ModernFront } from './gateway/modern/front.js';
 import { ParkedCalls } from './gateway/modern/parked-calls.js';
 import { RequestStateSealer } from './gateway/modern/request-state.js';
@@ -14,6 +15,7 @@ import type { Routing } from './gateway/routing.js';
 import { toolOverridesFrom } from './gateway/tool-overrides.js';
 import { createAccessControl } from './http/access-control.js';
 import { createApp } from './http/app.js';
+import { createQuotaLimiter } from './limits/create-limiter.js';
 import { HttpDrain } from './http/drain.js';
 import { OpenStreams } from './http/sse/open-streams.js';
 import { auditObserver } from './observe/audit.js';
@@ -111,6 +113,10 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       return routedServers.servers;
     },
   };
+  // limits.servers: read on every forwarded request, replaced by a reload; the counts live where
+  // the sessions do (Redis for many replicas), asked for only once some server has a rate.
+  const serverLimits = new ServerLimits(() => createQuotaLimiter(config, logger));
+  serverLimits.configure(config.limits.servers);
   const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name) });
   metrics.watchPool(upstreams);
   const gateway = new Gateway({
@@ -131,6 +137,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     events,
     bus,
     maxInputRounds: config.mrtr.maxRounds,
+    serverLimits,
   });
   gateway.start();
   if (config.mrtr.stateSecret === undefined && store.kind === 'redis') {
@@ -185,6 +192,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
           current = next;
           const changes = await upstreams.reconcile(previous, next);
           catalog.reconfigure(catalogServers(), next.namespace.separator);
+          serverLimits.configure(next.limits.servers);
           return changes;
         },
       },
@@ -217,6 +225,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         await upstreams.stop();
         await sessions.close();
         await access.close();
+        await serverLimits.close();
         logger.info('switchboard stopped');
       })();
       return closing;

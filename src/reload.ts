@@ -7,8 +7,19 @@ import type { Config } from './config/schema.js';
 import { watchConfig } from './config/watch.js';
 import type { Logger } from './observe/logger.js';
 
-/** Sections a running gateway cannot take over without a restart. */
+/** Sections a running gateway cannot take over without a restart (limits.servers aside: see restartOnlyPart). */
 const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'limits'] as const;
+
+/**
+ * What of a section needs a restart to change. limits.requestsPerMinute is the HTTP middleware's,
+ * built once; limits.servers is read where requests leave for their upstreams and follows a reload,
+ * as the servers it names do.
+ */
+function restartOnlyPart(config: Config, section: (typeof RESTART_ONLY)[number]): unknown {
+  if (section !== 'limits') return config[section];
+  const { servers: _followsReload, ...rest } = config.limits;
+  return rest;
+}
 
 export interface ReloadSource {
   /** The file to watch. */
@@ -39,7 +50,9 @@ export function startReloading(source: ReloadSource, target: ReloadTarget, logge
       return;
     }
     const previous = target.current();
-    const unchangeable = RESTART_ONLY.filter((section) => JSON.stringify(previous[section]) !== JSON.stringify(next[section]));
+    const unchangeable = RESTART_ONLY.filter(
+      (section) => JSON.stringify(restartOnlyPart(previous, section)) !== JSON.stringify(restartOnlyPart(next, section)),
+    );
     if (unchangeable.length > 0) {
       logger.warn({ sections: unchangeable }, 'config reload: these sections only take effect after a restart');
     }

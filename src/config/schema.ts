@@ -4,6 +4,7 @@
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
 import { isPlainObject } from './key-path.js';
+import { limitServerProblems } from './limit-servers.js';
 import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
 import { TOOL_NAME, toolRenameProblems } from './tool-renames.js';
 
@@ -142,13 +143,15 @@ const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig |
 const serverMap = z.record(serverName, upstreamServer);
 
 // A JavaScript object cannot hold a key "__proto__" as data, and zod's record drops it without a
-// word: refused by name, rather than a server that silently is not there. (The parameter's type is
-// the record's input type, so that ConfigInput keeps it; at run time it may be anything.)
-function refuseProtoKey(servers: z.input<typeof serverMap>, ctx: z.core.$RefinementCtx): z.input<typeof serverMap> {
-  if (isPlainObject(servers) && Object.hasOwn(servers, '__proto__')) {
-    ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'a server cannot be named "__proto__"; choose another name' });
-  }
-  return servers;
+// word: refused by name, rather than a server that silently is not there. (The function's parameter
+// has the record's input type, so that ConfigInput keeps it; at run time it may be anything.)
+function refusingProtoKey<Input>(): (servers: Input, ctx: z.core.$RefinementCtx) => Input {
+  return (servers, ctx) => {
+    if (isPlainObject(servers) && Object.hasOwn(servers, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'a server cannot be named "__proto__"; choose another name' });
+    }
+    return servers;
+  };
 }
 
 const serverSection = z
@@ -240,9 +243,44 @@ const policySection = z
   })
   .strict();
 
+// Per-server limits (limits.servers), keyed by the server's config name as written. Rates are per
+// principal and across replicas, like limits.requestsPerMinute; the concurrency cap is per replica.
+export const DEFAULT_MAX_QUEUED = 100;
+export const DEFAULT_QUEUE_TIMEOUT_MS = 10_000;
+const requestsPerMinute = lenientNumber(z.number().int().positive());
+const toolLimit = z.object({ requestsPerMinute }).strict();
+const serverLimit = z
+  .object({
+    requestsPerMinute: requestsPerMinute.optional(),
+    maxConcurrent: lenientNumber(z.number().int().positive().max(10_000)).optional(),
+    maxQueued: lenientNumber(z.number().int().min(0).max(100_000)).optional(),
+    queueTimeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).optional(),
+    // Keyed by the upstream's own tool name, as mcpServers.<name>.tools is.
+    tools: z.record(z.string().min(1, 'a tool name is not empty'), toolLimit).optional(),
+  })
+  .strict()
+  .superRefine((limit, ctx) => {
+    if (limit.maxConcurrent !== undefined) return;
+    // A queue without a cap would never fill: the setting is a mistake worth naming.
+    for (const key of ['maxQueued', 'queueTimeoutMs'] as const) {
+      if (limit[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'only applies with maxConcurrent: it bounds the calls waiting for one of its slots' });
+    }
+  })
+  // With a cap, the queue is always bounded: both of its bounds are set in the result.
+  .transform((limit) =>
+    limit.maxConcurrent === undefined
+      ? limit
+      : { ...limit, maxQueued: limit.maxQueued ?? DEFAULT_MAX_QUEUED, queueTimeoutMs: limit.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS },
+  );
+const serverLimitMap = z.record(z.string(), serverLimit);
+
+export type ServerLimitConfig = z.output<typeof serverLimit>;
+
 const limitsSection = z
   .object({
     requestsPerMinute: lenientNumber(z.number().int().positive()).optional(),
+    // Which servers exist is checked with the whole config (limit-servers.ts).
+    servers: z.preprocess(refusingProtoKey<z.input<typeof serverLimitMap>>(), serverLimitMap).optional(),
   })
   .strict();
 
@@ -269,7 +307,7 @@ export const configSchema = z
     server: serverSection.default(() => serverSection.parse({})),
     sessions: sessionsSection.default(() => sessionsSection.parse({})),
     namespace: namespaceSection.default(() => namespaceSection.parse({})),
-    mcpServers: z.preprocess(refuseProtoKey, serverMap).default({}),
+    mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}),
     auth: authSection.optional(),
     policy: policySection.optional(),
     limits: limitsSection.default({}),
@@ -316,6 +354,9 @@ export const configSchema = z
       .filter(([, server]) => server.enabled)
       .map(([name, server]) => ({ server: name, prefix: server.prefix ?? serverSlug(name), tools: server.tools ?? {} }));
     for (const problem of toolRenameProblems(renaming, config.namespace.separator)) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+    }
+    for (const problem of limitServerProblems(config.limits.servers ?? {}, Object.keys(config.mcpServers))) {
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
   });

@@ -19,6 +19,8 @@ export const JsonRpcCode = {
   /** Implementation-defined; the value the MCP SDKs use for a request timeout. */
   RequestTimeout: -32001,
   ResourceNotFound: -32002,
+  /** Implementation-defined: a limit of limits.servers refused the request (server-limits.ts). */
+  LimitExceeded: -32003,
 } as const;
 
 export class RpcError extends Error {

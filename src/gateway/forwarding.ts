@@ -14,6 +14,8 @@ import { isJsonObject, type JsonObject } from './json.js';
 import type { ServerRequestRelay } from './server-requests.js';
 import { speaksModern } from './upstream-era.js';
 import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
+import { ServerLimitError, type ServerLimit } from './server-limits.js';
+import type { Release } from '../limits/concurrency-gate.js';
 
 export interface ForwardingOptions {
   readonly upstreams: { get(name: string): Upstream | undefined };
@@ -21,6 +23,8 @@ export interface ForwardingOptions {
   readonly relay: ServerRequestRelay;
   /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
   readonly maxInputRounds: number;
+  /** limits.servers; absent: no server has limits. */
+  readonly limits?: { of(server: string): ServerLimit | undefined };
 }
 
 /** The request being served, as forwarding needs it. */
@@ -41,23 +45,48 @@ export class UpstreamForwarding {
   async forward(request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<JsonObject> {
     const { caller, inFlight, onProgress, retry, trace } = request;
     trace.server ??= server;
-    const send = this.#sender(request.isolation, server, inFlight, onProgress);
-    const progressMapped = onProgress !== undefined;
-    const toUpstream = (answers?: UpstreamRetry) =>
-      send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
-    const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
-    // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
-    // a 2025 session is asked on its own streams, and the upstream retried with the answers.
-    const session = caller.session;
-    if (!session) return first;
-    if (!isInputRequired(first)) return withoutUpstreamIdentity(first);
-    const answered = await completeInputRounds(first, {
-      server,
-      maxRounds: this.options.maxInputRounds,
-      ask: (input) => this.options.relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
-      retry: (answers) => toUpstream(answers),
-    });
-    return withoutUpstreamIdentity(answered);
+    // One map lookup for a server without limits (no await, no allocation); a limited one is
+    // admitted or refused here, and holds its slot, if it has a cap, until the call is done
+    // however it ends.
+    const limit = this.options.limits?.of(server);
+    const release = limit && (await this.#admit(limit, request, server, method, params));
+    try {
+      const send = this.#sender(request.isolation, server, inFlight, onProgress);
+      const progressMapped = onProgress !== undefined;
+      const toUpstream = (answers?: UpstreamRetry) =>
+        send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
+      const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
+      // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
+      // a 2025 session is asked on its own streams, and the upstream retried with the answers.
+      const session = caller.session;
+      if (!session) return first;
+      if (!isInputRequired(first)) return withoutUpstreamIdentity(first);
+      const answered = await completeInputRounds(first, {
+        server,
+        maxRounds: this.options.maxInputRounds,
+        ask: (input) => this.options.relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
+        retry: (answers) => toUpstream(answers),
+      });
+      return withoutUpstreamIdentity(answered);
+    } finally {
+      release?.();
+    }
+  }
+
+  async #admit(limit: ServerLimit, request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<Release | undefined> {
+    try {
+      return await limit.admit({
+        method,
+        params,
+        principal: request.caller.principal,
+        cancellation: request.inFlight,
+        continuesCall: request.retry?.server === server,
+      });
+    } catch (error) {
+      // Marked for the audit line and the metrics: refused, and by which limit.
+      if (error instanceof ServerLimitError) Object.assign(request.trace, { denied: true, reason: error.reason });
+      throw error;
+    }
   }
 
   /**

@@ -15,6 +15,7 @@ import type { JsonRpcRequest, JsonRpcResponse } from './json-rpc.js';
 import type { GatewayObserver } from './observer.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { Routing } from './routing.js';
+import type { ServerLimit } from './server-limits.js';
 import type { UpstreamRetry } from './upstream-params.js';
 
 export interface GatewayOptions {
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   readonly isolation?: IsolationOptions;
   /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
   readonly maxInputRounds?: number;
+  /** limits.servers, looked up by server name on every forwarded request (server-limits.ts). */
+  readonly serverLimits?: { of(server: string): ServerLimit | undefined };
 }
 
 /** How one request is served, beyond the caller and the message. */

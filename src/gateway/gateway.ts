@@ -91,6 +91,7 @@ export class Gateway {
       isolated: this.#isolated,
       relay: this.#relay,
       maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+      ...(options.serverLimits && { limits: options.serverLimits }),
     });
     this.listens = new Listens({
       catalog: options.catalog,
@@ -256,6 +257,7 @@ export class Gateway {
       ...(trace.server !== undefined && { server: trace.server }),
       ...(trace.name !== undefined && { name: trace.name }),
       outcome: error === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
+      ...(trace.reason !== undefined && { reason: trace.reason }),
       durationMs: performance.now() - started,
       sessionId: caller.session?.id ?? '',
       ...(caller.requestId !== undefined && { requestId: caller.requestId }),

@@ -12,8 +12,10 @@ import type { SubscriptionCounter } from './subscriptions.js';
 export interface RequestTrace {
   server?: string;
   name?: string;
-  /** Set when policy refused the request (it is still answered as "unknown"). */
+  /** Set when policy refused the request (it is still answered as "unknown"), or a server's limit did. */
   denied?: boolean;
+  /** Why a limit refused it (server-limits.ts); absent for policy. */
+  reason?: string;
 }
 
 export interface HandlerContext {

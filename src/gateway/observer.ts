@@ -14,6 +14,8 @@ export interface RequestEvent {
   /** The upstream's own tool/prompt name or resource URI, for calls, gets and reads. */
   readonly name?: string;
   readonly outcome: RequestOutcome;
+  /** Why a `denied` request was refused, when a limit refused it (server-limits.ts); absent for policy. */
+  readonly reason?: string;
   readonly durationMs: number;
   /** The 2025 session's id; empty for a 2026 request. */
   readonly sessionId: string;

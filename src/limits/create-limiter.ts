@@ -1,10 +1,14 @@
-// Picks the limiter: none without `limits.requestsPerMinute`; Redis when sessions live in Redis (so
-// the limit holds across replicas); memory otherwise.
+// Picks the limiters: Redis when sessions live in Redis (so limits hold across replicas), memory
+// otherwise. The HTTP middleware's needs `limits.requestsPerMinute`; per-server limits ask for
+// theirs only when some server has a rate (and may first do so after a reload).
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observe/logger.js';
+import { MemoryQuotaLimiter } from './memory-quotas.js';
 import { MemoryRateLimiter } from './memory-limiter.js';
+import type { QuotaLimiter } from './quota-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { RedisRateLimiter } from './redis-limiter.js';
+import { RedisQuotaLimiter } from './redis-quotas.js';
 
 export function createRateLimiter(config: Pick<Config, 'limits' | 'sessions'>, logger?: Logger): RateLimiter | undefined {
   const limit = config.limits.requestsPerMinute;
@@ -13,4 +17,12 @@ export function createRateLimiter(config: Pick<Config, 'limits' | 'sessions'>, l
     return new RedisRateLimiter({ url: config.sessions.redisUrl, limit, keyPrefix: `${config.sessions.keyPrefix}ratelimit:`, ...(logger && { logger }) });
   }
   return new MemoryRateLimiter({ limit });
+}
+
+/** The counts of limits.servers: `{keyPrefix}serverlimit:*` in Redis, one hash per principal and server (or tool). */
+export function createQuotaLimiter(config: Pick<Config, 'sessions'>, logger?: Logger): QuotaLimiter {
+  if (config.sessions.store === 'redis' && config.sessions.redisUrl !== undefined) {
+    return new RedisQuotaLimiter({ url: config.sessions.redisUrl, keyPrefix: `${config.sessions.keyPrefix}serverlimit:`, ...(logger && { logger }) });
+  }
+  return new MemoryQuotaLimiter();
 }

@@ -25,5 +25,9 @@ export const DEFAULT_WINDOW_MS = 60_000;
 
 export function assertRateLimitOptions({ limit, windowMs = DEFAULT_WINDOW_MS }: RateLimitOptions): void {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`a rate limit must be a positive integer, not ${limit}`);
+  assertWindow(windowMs);
+}
+
+export function assertWindow(windowMs: number): void {
   if (!Number.isSafeInteger(windowMs) || windowMs < 1000) throw new Error(`a rate window must be at least 1000 ms, not ${windowMs}`);
 }

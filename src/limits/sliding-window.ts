@@ -58,3 +58,32 @@ export function retryAfterMs({ current, previous }: WindowState, elapsed: number
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
+
+export interface QuotasDecision {
+  readonly allowed: boolean;
+  /** When allowed: every state with the request counted. When refused: nothing is to be kept. */
+  readonly states: readonly WindowState[];
+  /** When refused: the index of the limit that keeps the caller waiting longest; else -1. */
+  readonly refusedBy: number;
+  readonly retryAfterMs: number;
+}
+
+/**
+ * One request against several limits at once (a server's and one of its tools'): counted in all of
+ * them when every one allows it, in none when any refuses, so a refusal by one does not use up
+ * another.
+ */
+export function hitAll(states: readonly (WindowState | undefined)[], now: number, windowMs: number, limits: readonly number[]): QuotasDecision {
+  const counted: WindowState[] = [];
+  let refusedBy = -1;
+  let longest = 0;
+  for (const [index, limit] of limits.entries()) {
+    const decision = hit(states[index], now, windowMs, limit);
+    counted.push(decision.state);
+    if (!decision.allowed && (refusedBy < 0 || decision.retryAfterMs > longest)) {
+      refusedBy = index;
+      longest = decision.retryAfterMs;
+    }
+  }
+  return refusedBy < 0 ? { allowed: true, states: counted, refusedBy, retryAfterMs: 0 } : { allowed: false, states: [], refusedBy, retryAfterMs: longest };
+}

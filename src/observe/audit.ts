@@ -26,6 +26,7 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
           ...(event.server !== undefined && { server: event.server }),
           ...(event.name !== undefined && { name: event.name }),
           outcome: event.outcome,
+          ...(event.reason !== undefined && { reason: event.reason }),
           ...(event.errorCode !== undefined && { errorCode: event.errorCode }),
           durationMs: Math.round(event.durationMs * 10) / 10,
         },

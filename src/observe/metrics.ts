@@ -10,6 +10,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { serverSlug } from '../config/server-names.js';
 import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
+import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
 import type { Upstream, UpstreamState } from '../upstream/types.js';
 import type { Logger } from './logger.js';
 
@@ -90,6 +91,7 @@ export class GatewayMetrics {
   readonly #upstreamRestarts: Counter<'server'>;
   readonly #upstreamConnectFailures: Counter<'server'>;
   readonly #httpRequests: Counter<'route' | 'method' | 'status'>;
+  readonly #limitRefusals: Counter<'server' | 'kind'>;
   readonly #sessionsActive: Gauge;
   readonly #sessionStoreUp: Gauge;
   readonly #servers = new Set<string>();
@@ -143,6 +145,12 @@ export class GatewayMetrics {
       name: 'switchboard_http_requests_total',
       help: 'HTTP requests answered, by route, HTTP method and status code',
       labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.#limitRefusals = new Counter({
+      name: 'switchboard_limit_refusals_total',
+      help: 'Requests refused by a limit of limits.servers, by upstream server and kind (rate-limit | tool-rate-limit | queue-full | queue-timeout)',
+      labelNames: ['server', 'kind'],
       registers,
     });
 
@@ -263,6 +271,10 @@ export class GatewayMetrics {
     const server = event.server !== undefined && this.#isServer(event.server) ? serverSlug(event.server) : GATEWAY_SERVER_LABEL;
     this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025' });
     this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
+    // `kind` comes from a fixed set; a refusal always names a configured server.
+    if (event.reason !== undefined && LIMIT_REFUSAL_REASONS.has(event.reason) && server !== GATEWAY_SERVER_LABEL) {
+      this.#limitRefusals.inc({ server, kind: event.reason });
+    }
   }
 
   #onNotification(event: NotificationEvent): void {

@@ -1,7 +1,7 @@
 // The sliding-window counter shared by the memory and Redis limiters, and the memory limiter.
 import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/limits/memory-limiter.js';
-import { hit, retryAfterSeconds, type WindowState } from '../../src/limits/sliding-window.js';
+import { hit, hitAll, retryAfterSeconds, type WindowState } from '../../src/limits/sliding-window.js';
 
 const W = 60_000;
 
@@ -77,5 +77,19 @@ describe('the memory rate limiter', () => {
   it('refuses options that make no sense at construction', () => {
     expect(() => new MemoryRateLimiter({ limit: 0 })).toThrow(/positive integer/);
     expect(() => new MemoryRateLimiter({ limit: 1.5 })).toThrow(/positive integer/);
+  });
+});
+
+describe('several limits at once', () => {
+  it('counts in all when all allow, and in none when one refuses, naming the longest wait', () => {
+    const first = hitAll([undefined, undefined], 1_000, W, [2, 1]);
+    expect(first.allowed).toBe(true);
+    expect(first.states.map((state) => state.current)).toEqual([1, 1]);
+    const second = hitAll(first.states, 2_000, W, [2, 1]);
+    expect(second).toMatchObject({ allowed: false, refusedBy: 1, states: [] });
+    expect(second.retryAfterMs).toBeGreaterThan(0);
+    // Both refuse: the one that frees up later is named.
+    const full = hitAll([{ window: 0, current: 1, previous: 0 }, { window: 0, current: 5, previous: 0 }], 2_000, W, [1, 5]);
+    expect(full.refusedBy).toBe(0);
   });
 });
