@@ -271,9 +271,10 @@ export class Gateway {
     const handler = Object.hasOwn(HANDLERS, request.method) ? HANDLERS[request.method] : undefined;
     if (!handler) return errorResponse(request.id, rpcErrors.methodNotFound(request.method).toJson());
 
-    // A 2025 client waits for the upstreams' first connection at initialize; a 2026 client has no
-    // initialize, so its first requests wait here instead (once settled, this costs nothing).
-    if (!this.#startupSettled && !caller.session) await this.#settleStartup();
+    // The first requests a replica serves wait for the upstreams' first connection and lists: a 2026
+    // client has no initialize, and a 2025 session may have been initialized on another replica
+    // while this one was starting (once settled, this costs nothing).
+    if (!this.#startupSettled) await this.#settleStartup();
     const { related } = options;
     const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
     const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.cancel('cancelled by the client')) : undefined;

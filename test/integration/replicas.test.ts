@@ -13,13 +13,14 @@ import { startHttpFixture, stdioFixture, type HttpUpstream } from '../support/up
 describe('two replicas sharing Redis', () => {
   let shared: HttpUpstream;
   let replicas: GatewayProcess[] = [];
+  let config: string;
   const clients: RecordingClient[] = [];
 
   beforeAll(async () => {
     // Over HTTP the fixture's tool list is one for all its sessions, like a real remote server's:
     // both replicas see the same change, each on its own connection.
     shared = await startHttpFixture('interactive-server');
-    const config = writeConfigFile({
+    config = writeConfigFile({
       sessions: { store: 'redis', redisUrl: redisUrl(), keyPrefix: uniqueKeyPrefix('replicas') },
       mcpServers: { shared: { url: shared.url }, local: stdioFixture('interactive-server') },
     });
@@ -46,6 +47,19 @@ describe('two replicas sharing Redis', () => {
     const alice = await client();
     for (let call = 0; call < 4; call += 1) {
       expect(firstText(await alice.client.callTool({ name: 'shared__progress', arguments: { steps: 1 } }))).toBe('1 steps done');
+    }
+  });
+
+  it('serves a session on a replica that is still starting, once that replica has its upstreams', async () => {
+    const { sessionId } = await openSession(first().url);
+    // Listening, but its stdio upstream still starting: the session's call waits for it, not "unknown tool".
+    const starting = await startGatewayProcess(config);
+    try {
+      const call = await rawPost(starting.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'local__roots_changes', arguments: {} } }, { sessionId });
+      expect(call.status).toBe(200);
+      expect(JSON.stringify(call.body)).not.toContain('error');
+    } finally {
+      await starting.stop();
     }
   });
 
