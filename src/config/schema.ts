@@ -3,6 +3,7 @@
 // The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
+import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { limitServerProblems } from './limit-servers.js';
 import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
@@ -276,6 +277,28 @@ const serverLimitMap = z.record(z.string(), serverLimit);
 
 export type ServerLimitConfig = z.output<typeof serverLimit>;
 
+// More MCP endpoints beside server.path (endpoints.ts): each a view of the same gateway, selected
+// with policy patterns, with its own canonical URI, token audience and required scopes.
+const endpointName = z
+  .string()
+  .regex(ENDPOINT_NAME, 'an endpoint name is 1 to 64 of A-Z a-z 0-9 _ - (it is a metric label value)')
+  .refine((name) => name !== DEFAULT_ENDPOINT, `"${DEFAULT_ENDPOINT}" names server.path's endpoint; choose another name`);
+const endpointSection = z
+  .object({
+    path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"'),
+    // What the endpoint offers: items some include matches and no exclude does (then policy decides).
+    include: z.array(policyPattern).default(['*/*']),
+    exclude: z.array(policyPattern).default([]),
+    // Tokens must name this audience; default the endpoint's canonical URI (publicUrl's origin + path).
+    audience: z.string().min(1).optional(),
+    // Scopes a token needs here, on top of auth.requiredScopes.
+    requiredScopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]),
+  })
+  .strict();
+const endpointsSection = z.record(endpointName, endpointSection);
+
+export type EndpointConfig = z.output<typeof endpointSection>;
+
 const limitsSection = z
   .object({
     requestsPerMinute: lenientNumber(z.number().int().positive()).optional(),
@@ -310,6 +333,7 @@ export const configSchema = z
     mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}),
     auth: authSection.optional(),
     policy: policySection.optional(),
+    endpoints: endpointsSection.default({}),
     limits: limitsSection.default({}),
     mrtr: mrtrSection.default(() => mrtrSection.parse({})),
   })
@@ -357,6 +381,10 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
     for (const problem of limitServerProblems(config.limits.servers ?? {}, Object.keys(config.mcpServers))) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+    }
+    const serverPaths = { path: config.server.path, ssePath: config.server.ssePath, publicPath: new URL(config.server.publicUrl).pathname };
+    for (const problem of endpointProblems(config.endpoints, serverPaths, Object.keys(config.mcpServers))) {
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
   });
