@@ -22,6 +22,7 @@ import { auditObserver } from './observe/audit.js';
 import type { Logger } from './observe/logger.js';
 import { GatewayMetrics } from './observe/metrics.js';
 import { policyAccess } from './policy/policy.js';
+import { compileSelection } from './policy/selection.js';
 import { createSessionBackend } from './session/create-backend.js';
 import { startReloading, type ReloadSource } from './reload.js';
 import { UpstreamPool } from './upstream/pool.js';
@@ -133,6 +134,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     ...(pageSize !== undefined && { pageSize }),
     waitForUpstreams: (maxWaitMs) => upstreams.whenSettled(maxWaitMs),
     ...(config.policy && { access: policyAccess(config.policy) }),
+    endpoints: new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)])),
     observers: [auditObserver(logger), metrics.observer],
     events,
     bus,
@@ -163,6 +165,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     events,
     openStreams,
     mcpPath: config.server.path,
+    endpoints: Object.entries(config.endpoints).map(([name, { path }]) => ({ name, path })),
     ssePath: config.server.ssePath,
     maxBodyBytes: config.server.maxBodyBytes,
     gateway,

@@ -75,38 +75,47 @@ const TOKEN_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
   errors.JWKInvalid,
 ];
 
-export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+export interface SharedKeysVerifier extends TokenVerifier {
+  /** A verifier for other audiences (another endpoint's) that shares this one's JWKS and its cache. */
+  withAudience(audience: string | readonly string[]): TokenVerifier;
+}
+
+export function createTokenVerifier(options: TokenVerifierOptions): SharedKeysVerifier {
   const jwksUrl = new URL(options.jwksUri);
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   if (!Number.isFinite(clockTolerance) || clockTolerance < 0) throw new Error('clockToleranceSeconds must be >= 0');
-  const audiences = typeof options.audience === 'string' ? [options.audience] : [...options.audience];
-  if (audiences.length === 0) throw new Error('a token verifier needs at least one audience');
   const jwks = createRemoteJWKSet(jwksUrl, {
     ...(options.jwksCooldownMs !== undefined && { cooldownDuration: options.jwksCooldownMs }),
     ...(options.jwksCacheMaxAgeMs !== undefined && { cacheMaxAge: options.jwksCacheMaxAgeMs }),
     timeoutDuration: options.jwksTimeoutMs ?? 5_000,
   });
 
-  return {
-    async verify(token) {
-      checkHeader(token);
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, jwks, {
-          issuer: options.issuer,
-          algorithms: [...ASYMMETRIC_ALGORITHMS],
-          clockTolerance,
-          requiredClaims: ['sub', 'exp'],
-        }));
-      } catch (error) {
-        if (TOKEN_ERRORS.some((kind) => error instanceof kind)) throw new TokenRejectedError(describe(error as Error));
-        throw new KeysUnavailableError(error);
-      }
-      if (!audienceMatches(payload.aud, audiences)) throw new TokenRejectedError('the token is not for this resource (aud)');
-      if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejectedError('the token has no subject (sub)');
-      return principalFromClaims(payload as JWTPayload & { sub: string });
-    },
+  const verifierFor = (audience: string | readonly string[]): TokenVerifier => {
+    const audiences = typeof audience === 'string' ? [audience] : [...audience];
+    if (audiences.length === 0) throw new Error('a token verifier needs at least one audience');
+    return { verify: (token) => verify(token, audiences) };
   };
+
+  async function verify(token: string, audiences: readonly string[]): Promise<Principal> {
+    checkHeader(token);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer: options.issuer,
+        algorithms: [...ASYMMETRIC_ALGORITHMS],
+        clockTolerance,
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (error) {
+      if (TOKEN_ERRORS.some((kind) => error instanceof kind)) throw new TokenRejectedError(describe(error as Error));
+      throw new KeysUnavailableError(error);
+    }
+    if (!audienceMatches(payload.aud, audiences)) throw new TokenRejectedError('the token is not for this resource (aud)');
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejectedError('the token has no subject (sub)');
+    return principalFromClaims(payload as JWTPayload & { sub: string });
+  }
+
+  return { ...verifierFor(options.audience), withAudience: verifierFor };
 }
 
 /**

@@ -24,6 +24,8 @@ export interface Caller {
   readonly key: string;
   /** The transport's id of the request (X-Request-Id), for the lines logged about it. */
   readonly requestId?: string;
+  /** The configured endpoint the request came in on; absent: the default one (server.path). */
+  readonly endpoint?: string;
 }
 
 export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string): Caller {
@@ -37,5 +39,6 @@ export function sessionCaller(session: SessionRecord, principal: Principal | und
     session,
     key: session.id,
     requestId,
+    endpoint: session.endpoint,
   };
 }

@@ -7,6 +7,7 @@ import type { SessionEvents } from '../session/events.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import type { Upstream } from '../upstream/types.js';
 import type { AccessPolicy } from './access.js';
+import type { ItemFilter } from './filter-view.js';
 import type { Catalog } from './catalog.js';
 import type { RequestTrace } from './handler-context.js';
 import type { InputChannel } from './in-flight.js';
@@ -31,6 +32,8 @@ export interface GatewayOptions {
   readonly observers?: readonly GatewayObserver[];
   /** Policy: what each principal may see and call (absent: everything). */
   readonly access?: AccessPolicy;
+  /** The configured endpoints besides the default one, by name: what each selects (config `endpoints`). */
+  readonly endpoints?: ReadonlyMap<string, ItemFilter>;
   /** Where messages for sessions wait for their streams (any replica's). */
   readonly events: SessionEvents;
   /** Carries cancellations and client answers between replicas. */

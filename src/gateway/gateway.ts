@@ -29,6 +29,7 @@ import { DEFAULT_MAX_INPUT_ROUNDS } from './input-rounds.js';
 import { announceListChanges, policyRecipients } from './list-changed.js';
 import { admitsLogMessage } from './log-levels.js';
 import { AccessViews } from './access.js';
+import { EndpointViews } from './endpoint-views.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { progressTokenOf } from './progress.js';
@@ -53,6 +54,7 @@ export class Gateway {
   readonly #pageSize: number;
   readonly #observer: Required<GatewayObserver>;
   readonly #access: AccessViews;
+  readonly #endpoints: EndpointViews;
   readonly #outbox: SessionOutbox;
   readonly #relay: ServerRequestRelay;
   readonly #logLevels: UpstreamLogLevels;
@@ -71,6 +73,7 @@ export class Gateway {
     this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#observer = combineObservers(options.observers ?? []);
     this.#access = new AccessViews(options.access);
+    this.#endpoints = new EndpointViews(options.endpoints);
     this.#outbox = new SessionOutbox(options.events, options.store);
     this.#relay = new ServerRequestRelay(this.#inFlight, this.#outbox, options.bus, options.logger);
     this.#logLevels = new UpstreamLogLevels(options.logger);
@@ -98,6 +101,7 @@ export class Gateway {
       bus: options.bus,
       routing: options.routing,
       access: this.#access,
+      endpoints: this.#endpoints,
       subscriptions: this.#subscriptions,
       upstreams: options.upstreams,
       observer: this.#observer,
@@ -123,7 +127,7 @@ export class Gateway {
     for (const upstream of upstreams.all) this.#attachUpstream(upstream);
     this.#isolated?.start();
     this.#detach.push(
-      announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access), this.#observer, logger, (kind, before, after) =>
+      announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access, this.#endpoints), this.#observer, logger, (kind, before, after) =>
         this.listens.announce(kind, before, after),
       ),
       bus.on(CANCEL_TOPIC, (payload) => {
@@ -189,9 +193,9 @@ export class Gateway {
    * Starts a session. `sessionId` is for a transport that names the session before initialize
    * (2024-11-05 HTTP+SSE: the stream comes first); otherwise a fresh id is minted.
    */
-  async initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId?: string): Promise<InitializeOutcome> {
+  async initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId?: string, endpoint?: string): Promise<InitializeOutcome> {
     const started = performance.now();
-    const outcome = await this.#initialize(request, principal, sessionId ?? newSessionId());
+    const outcome = await this.#initialize(request, principal, sessionId ?? newSessionId(), endpoint);
     const error = 'error' in outcome.response ? outcome.response.error : undefined;
     this.#observer.onRequest({
       method: 'initialize',
@@ -200,6 +204,7 @@ export class Gateway {
       sessionId: outcome.session?.id ?? '',
       ...(principal && { principal }),
       ...(error && { errorCode: error.code }),
+      ...(endpoint !== undefined && { endpoint }),
     });
     return outcome;
   }
@@ -210,14 +215,14 @@ export class Gateway {
     this.#startupSettled = true;
   }
 
-  async #initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId: string): Promise<InitializeOutcome> {
+  async #initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId: string, endpoint: string | undefined): Promise<InitializeOutcome> {
     return startSession(request, principal, sessionId, {
       settle: () => this.#settleStartup(),
       accessKey: this.#access.active ? (forPrincipal) => this.#access.keyFor(forPrincipal) ?? '' : undefined,
       store: this.options.store,
       describe: () => this.describe(),
       logger: this.options.logger,
-    });
+    }, endpoint);
   }
 
   /** What the gateway offers as one server: the upstreams' merged capabilities and instructions. */
@@ -230,9 +235,9 @@ export class Gateway {
     return listsFreshForMs(this.options.upstreams.all, this.#isolated?.hasAny() ?? false);
   }
 
-  /** A tool as the principal sees it in the shared catalogue (undefined when unknown or denied). */
-  toolFor(exposedName: string, principal: Principal | undefined): JsonObject | undefined {
-    return this.#access.view(this.options.catalog.view, principal).toolsByName.get(exposedName)?.item;
+  /** A tool as the principal sees it on an endpoint in the shared catalogue (undefined when unknown or denied). */
+  toolFor(exposedName: string, principal: Principal | undefined, endpoint?: string): JsonObject | undefined {
+    return this.#access.view(this.#endpoints.view(this.options.catalog.view, endpoint), principal).toolsByName.get(exposedName)?.item;
   }
 
   /** Whether what a principal sees depends on who they are (a policy is in force). */
@@ -263,6 +268,7 @@ export class Gateway {
       ...(caller.requestId !== undefined && { requestId: caller.requestId }),
       ...(caller.principal && { principal: caller.principal }),
       ...(error && { errorCode: error.code }),
+      ...(caller.endpoint !== undefined && { endpoint: caller.endpoint }),
     });
     return { response, trace };
   }
@@ -296,7 +302,8 @@ export class Gateway {
       const rpcError = toRpcError(error);
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
       const { catalog, routing } = this.options;
-      this.#access.noteDenial(error, catalog.view, routing, caller.principal, request.method, request.params ?? {}, trace);
+      // Only what the endpoint offers can be denied there; the rest of the catalogue does not exist for it.
+      this.#access.noteDenial(error, this.#endpoints.view(catalog.view, caller.endpoint), routing, caller.principal, request.method, request.params ?? {}, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
       stopAbortOnSignal?.();
@@ -379,7 +386,7 @@ export class Gateway {
       caller,
       principal: caller.principal,
       trace,
-      view: this.#access.view(view, caller.principal),
+      view: this.#access.view(this.#endpoints.view(view, caller.endpoint), caller.principal),
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,

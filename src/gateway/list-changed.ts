@@ -10,6 +10,7 @@ import type { SessionStore } from '../session/store.js';
 import type { AccessViews } from './access.js';
 import type { Catalog, ListKind } from './catalog.js';
 import type { CatalogView } from './catalog-view.js';
+import type { EndpointViews } from './endpoint-views.js';
 import type { GatewayObserver } from './observer.js';
 import { clientSessionIds, type SessionOutbox } from './session-outbox.js';
 
@@ -53,20 +54,28 @@ export function announceListChanges(
   }
 }
 
-/** Every session, or under a policy only those whose filtered view of the changed kind differs. */
-export function policyRecipients(store: SessionStore, access: AccessViews): ListChangeRecipients {
+/**
+ * Every session, or under a policy or with endpoints configured only those whose own view of the
+ * changed kind differs: a change outside an endpoint's selection is not announced on it.
+ */
+export function policyRecipients(store: SessionStore, access: AccessViews, endpoints: EndpointViews): ListChangeRecipients {
   return async (kind, before, after) => {
     const ids = await clientSessionIds(store);
-    if (!access.active) return ids;
+    if (!access.active && !endpoints.any) return ids;
     const records = await store.peekMany(ids);
     const anonymous = access.keyFor(undefined) ?? '';
     const changedFor = new Map<string, boolean>();
     return ids.filter((_id, index) => {
-      const key = records[index]?.accessKey ?? anonymous;
-      let changed = changedFor.get(key);
+      const record = records[index];
+      const endpoint = record?.endpoint;
+      const key = record?.accessKey ?? anonymous;
+      // Endpoint names are never empty, so "" stands for the default endpoint.
+      const viewKey = `${endpoint ?? ''}\u0000${key}`;
+      let changed = changedFor.get(viewKey);
       if (changed === undefined) {
-        changed = listJson(access.viewForKey(before, key), kind) !== listJson(access.viewForKey(after, key), kind);
-        changedFor.set(key, changed);
+        const seen = (view: CatalogView) => access.viewForKey(endpoints.view(view, endpoint), key);
+        changed = listJson(seen(before), kind) !== listJson(seen(after), kind);
+        changedFor.set(viewKey, changed);
       }
       return changed;
     });

@@ -24,6 +24,8 @@ export interface RequestEvent {
   readonly principal?: Principal;
   /** The JSON-RPC error code, when the outcome is not ok. */
   readonly errorCode?: number;
+  /** The configured endpoint the request came in on; absent: the default one (bounded: the config's names). */
+  readonly endpoint?: string;
 }
 
 export interface NotificationEvent {

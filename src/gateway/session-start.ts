@@ -21,7 +21,13 @@ export interface SessionStartDeps {
   readonly logger: Logger;
 }
 
-export async function startSession(request: JsonRpcRequest, principal: Principal | undefined, sessionId: string, deps: SessionStartDeps): Promise<InitializeOutcome> {
+export async function startSession(
+  request: JsonRpcRequest,
+  principal: Principal | undefined,
+  sessionId: string,
+  deps: SessionStartDeps,
+  endpoint?: string,
+): Promise<InitializeOutcome> {
   const params = request.params ?? {};
   const clientInfo = params.clientInfo;
   if (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
@@ -37,6 +43,7 @@ export async function startSession(request: JsonRpcRequest, principal: Principal
     id: sessionId,
     ...(principal !== undefined && { principal: principal.sub }),
     ...(deps.accessKey && { accessKey: deps.accessKey(principal) }),
+    ...(endpoint !== undefined && { endpoint }),
     protocolVersion,
     clientInfo: clientInfo as SessionRecord['clientInfo'],
     clientCapabilities: (params.capabilities as JsonObject | undefined) ?? {},
@@ -53,6 +60,6 @@ export async function startSession(request: JsonRpcRequest, principal: Principal
     serverInfo: { ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' },
     ...(instructions !== undefined && { instructions }),
   };
-  deps.logger.info({ session: session.id.slice(0, 8), client: clientInfo.name, protocolVersion }, 'session initialized');
+  deps.logger.info({ session: session.id.slice(0, 8), client: clientInfo.name, protocolVersion, ...(endpoint !== undefined && { endpoint }) }, 'session initialized');
   return { response: resultResponse(request.id, result), session };
 }

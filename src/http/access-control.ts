@@ -1,6 +1,7 @@
 // The access-control pieces of the HTTP layer, built from the config: Origin/Host guard, bearer
 // authentication, rate limit, and the RFC 9728 metadata route. The composition root builds this
 // once and hands it to createApp, which puts each piece in its place in the middleware order.
+import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { Config } from '../config/schema.js';
 import { resourceMetadataUrl } from '../auth/challenge.js';
 import { createTokenVerifier } from '../auth/token-verifier.js';
@@ -23,7 +24,17 @@ export interface AccessControl {
   readonly auth?: BearerAuth;
   readonly rateLimit?: MiddlewareHandler<AppEnv>;
   readonly wellKnown?: WellKnownRouteOptions;
+  /**
+   * With auth, each configured endpoint's own token check (its audience, its required scopes) and
+   * RFC 9728 metadata (its canonical URI), by endpoint name.
+   */
+  readonly endpoints?: ReadonlyMap<string, EndpointAccess>;
   close(): Promise<void>;
+}
+
+export interface EndpointAccess {
+  readonly auth: BearerAuth;
+  readonly wellKnown: WellKnownRouteOptions;
 }
 
 export interface AccessControlDeps {
@@ -35,8 +46,9 @@ export interface AccessControlDeps {
 }
 
 export function createAccessControl(config: Config, { logger, jwksCooldownMs, rateLimiter }: AccessControlDeps): AccessControl {
-  const onRefused = auditRefusals(logger);
   const { server } = config;
+  const endpointOfPath = new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [endpoint.path, name]));
+  const onRefused = auditRefusals(logger, (path) => endpointOfPath.get(path) ?? DEFAULT_ENDPOINT);
   const publicHost = new URL(server.publicUrl).hostname.toLowerCase();
   const loopbackBind = isLoopbackHost(server.host);
   const origin = originGuard({
@@ -65,7 +77,32 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
     clockToleranceSeconds: auth.clockToleranceSeconds,
     ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
   });
-  const scopesSupported = [...new Set([...auth.requiredScopes, ...(config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [])])];
+  const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
+  const scopesSupported = [...new Set([...auth.requiredScopes, ...policyScopes])];
+  const authorizationServers = auth.authorizationServers ?? [auth.issuer];
+  // Each endpoint is a resource of its own: its canonical URI is publicUrl's origin with its path,
+  // and a token must be for it (one for another endpoint, or for server.path, is refused here).
+  const publicOrigin = new URL(server.publicUrl).origin;
+  const endpoints = new Map<string, EndpointAccess>();
+  for (const [name, endpoint] of Object.entries(config.endpoints)) {
+    const resource = `${publicOrigin}${endpoint.path}`;
+    const requiredScopes = [...new Set([...auth.requiredScopes, ...endpoint.requiredScopes])];
+    const supported = [...new Set([...requiredScopes, ...policyScopes])];
+    endpoints.set(name, {
+      auth: bearerAuth({ verifier: verifier.withAudience(endpoint.audience ?? resource), resourceMetadata: resourceMetadataUrl(resource), requiredScopes, onRefused }),
+      wellKnown: {
+        metadata: {
+          resource,
+          authorization_servers: authorizationServers,
+          ...(supported.length > 0 && { scopes_supported: supported }),
+          bearer_methods_supported: ['header'],
+          resource_name: `Switchboard MCP gateway (${name})`,
+        },
+        paths: [endpoint.path],
+        root: false,
+      },
+    });
+  }
   return {
     origin,
     auth: bearerAuth({ verifier, resourceMetadata, requiredScopes: auth.requiredScopes, onRefused }),
@@ -73,13 +110,14 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
     wellKnown: {
       metadata: {
         resource: server.publicUrl,
-        authorization_servers: auth.authorizationServers ?? [auth.issuer],
+        authorization_servers: authorizationServers,
         ...(scopesSupported.length > 0 && { scopes_supported: scopesSupported }),
         bearer_methods_supported: ['header'],
         resource_name: 'Switchboard MCP gateway',
       },
       paths: [server.path, new URL(server.publicUrl).pathname],
     },
+    endpoints,
     close: async () => limiter?.close(),
   };
 }

@@ -23,6 +23,11 @@ import { transportError } from './transport-errors.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
+  /**
+   * More MCP endpoints (config `endpoints`): each path serves both eras like mcpPath, behind the same
+   * middleware, with the endpoint's own token check and metadata (access.endpoints).
+   */
+  readonly endpoints?: readonly { readonly name: string; readonly path: string }[];
   /** The 2024-11-05 HTTP+SSE transport's GET path (server.ssePath); absent or "": off. */
   readonly ssePath?: string;
   readonly maxBodyBytes: number;
@@ -48,24 +53,38 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // The legacy transport's two paths sit behind the same middleware as the MCP endpoint.
   const legacyPaths = options.ssePath ? [options.ssePath, legacyMessagePath(options.ssePath)] : [];
   app.use('*', requestId());
-  app.use('*', observeRequests({ logger: options.logger, mcpPath: options.mcpPath, legacyPaths, ...(options.metrics && { metrics: options.metrics }) }));
-  for (const path of [options.mcpPath, ...legacyPaths]) {
+  const endpoints = options.endpoints ?? [];
+  app.use(
+    '*',
+    observeRequests({
+      logger: options.logger,
+      mcpPath: options.mcpPath,
+      legacyPaths,
+      endpointPaths: endpoints.map((endpoint) => endpoint.path),
+      ...(options.metrics && { metrics: options.metrics }),
+    }),
+  );
+  const guarded = [
+    ...[options.mcpPath, ...legacyPaths].map((path) => ({ path, auth: options.access?.auth })),
+    ...endpoints.map(({ name, path }) => ({ path, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth })),
+  ];
+  for (const { path, auth } of guarded) {
     if (options.drain) app.use(path, options.drain.middleware);
     if (options.access) app.use(path, options.access.origin);
     // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
     // too; and all of it before the body is read, so a client without a token (or over its limit)
     // never makes the gateway buffer a body.
-    if (options.access?.auth) app.use(path, options.access.auth.authenticate);
+    if (auth) app.use(path, auth.authenticate);
     if (options.access?.rateLimit) app.use(path, options.access.rateLimit);
-    if (options.access?.auth) app.use(path, options.access.auth.enforce);
+    if (auth) app.use(path, auth.enforce);
     app.use(path, bodySize({ maxBytes: options.maxBodyBytes }));
   }
 
   registerHealthRoutes(app, options);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   if (options.access?.wellKnown) registerWellKnownRoutes(app, options.access.wellKnown);
-  registerMcpRoutes(app, {
-    path: options.mcpPath,
+  for (const endpoint of options.access?.endpoints?.values() ?? []) registerWellKnownRoutes(app, endpoint.wellKnown);
+  const mcpRoute = {
     gateway: options.gateway,
     modern: options.modern,
     store: options.store,
@@ -73,7 +92,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     openStreams: options.openStreams,
     logger: options.logger,
     maxBodyBytes: options.maxBodyBytes,
-  });
+  };
+  registerMcpRoutes(app, { ...mcpRoute, path: options.mcpPath });
+  // The same routes over the same gateway at each endpoint's path: a view, not a second gateway.
+  for (const { name, path } of endpoints) registerMcpRoutes(app, { ...mcpRoute, path, endpoint: name });
   const { drain } = options;
   if (options.ssePath) {
     registerLegacySseRoutes(app, {

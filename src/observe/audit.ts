@@ -3,6 +3,7 @@
 // which session (shortened, as in every other log line), what (method, server, name), and how it
 // ended (ok | error | denied | unauthenticated), with how long it took. Never arguments, results or
 // tokens: the gateway's own log must not become the place where secrets leak.
+import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { Logger } from './logger.js';
@@ -22,6 +23,7 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
           ...(event.principal && { sub: event.principal.sub }),
           ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
           ...(event.era === 'modern' && { era: '2026' }),
+          endpoint: event.endpoint ?? DEFAULT_ENDPOINT,
           method: event.method,
           ...(event.server !== undefined && { server: event.server }),
           ...(event.name !== undefined && { name: event.name }),
@@ -37,13 +39,14 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
 }
 
 /** For the HTTP-level refusals (Origin, token, scope, rate limit) of the access-control middleware. */
-export function auditRefusals(logger: Pick<Logger, 'info'>): (event: RefusalEvent) => void {
+export function auditRefusals(logger: Pick<Logger, 'info'>, endpointOfPath: (path: string) => string = () => DEFAULT_ENDPOINT): (event: RefusalEvent) => void {
   return (event) => {
     logger.info(
       {
         audit: true,
         ...(event.sub !== undefined && { sub: event.sub }),
         ...(event.sessionId !== undefined && { session: shortSessionId(event.sessionId) }),
+        endpoint: endpointOfPath(event.path),
         httpMethod: event.httpMethod,
         outcome: event.outcome,
         reason: event.reason,

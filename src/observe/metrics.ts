@@ -6,8 +6,10 @@
 // methods listed below or "other"; `server` is a configured upstream's slug (config/server-names.ts:
 // `github` for a server named "GitHub", the name itself for names like "everything"), or "" for
 // requests the gateway answers itself (merged lists, ping, unknown tools and methods); `route` is
-// one of the gateway's routes or "other". Never arguments, tokens, session ids or URIs.
+// one of the gateway's routes or "other"; `mcp_endpoint` is a configured endpoint's name (config
+// `endpoints`) or "default". Never arguments, tokens, session ids or URIs.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
 import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
 import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
@@ -84,7 +86,7 @@ export class GatewayMetrics {
   /** Feeds the request and notification metrics; add it to GatewayOptions.observers. */
   readonly observer: GatewayObserver;
 
-  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome' | 'era'>;
+  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome' | 'era' | 'mcp_endpoint'>;
   readonly #rpcDuration: Histogram<'method' | 'server'>;
   readonly #notifications: Counter<'method'>;
   readonly #upstreamUp: Gauge<'server'>;
@@ -106,8 +108,9 @@ export class GatewayMetrics {
 
     this.#rpcRequests = new Counter({
       name: 'switchboard_rpc_requests_total',
-      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied) and protocol era (2025: a session; 2026: stateless)',
-      labelNames: ['method', 'server', 'outcome', 'era'],
+      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied), protocol era (2025: a session; 2026: stateless) and MCP endpoint (a configured endpoint\'s name, or "default" for server.path)',
+      // Not "endpoint": the Prometheus Operator puts a target label of that name on every series.
+      labelNames: ['method', 'server', 'outcome', 'era', 'mcp_endpoint'],
       registers,
     });
     this.#rpcDuration = new Histogram({
@@ -269,7 +272,7 @@ export class GatewayMetrics {
   #onRequest(event: RequestEvent): void {
     const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
     const server = event.server !== undefined && this.#isServer(event.server) ? serverSlug(event.server) : GATEWAY_SERVER_LABEL;
-    this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025' });
+    this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025', mcp_endpoint: event.endpoint ?? DEFAULT_ENDPOINT });
     this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
     // `kind` comes from a fixed set; a refusal always names a configured server.
     if (event.reason !== undefined && LIMIT_REFUSAL_REASONS.has(event.reason) && server !== GATEWAY_SERVER_LABEL) {

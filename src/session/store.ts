@@ -25,6 +25,11 @@ export interface SessionRecord {
    * catalogue change is announced only to sessions whose own view changed. No claims are kept.
    */
   readonly accessKey?: string;
+  /**
+   * The configured endpoint the session was started on; absent: the default one (server.path).
+   * The session exists only there: on any other endpoint its id is unknown (404).
+   */
+  readonly endpoint?: string;
 }
 
 /** The fields a running session may change; upstreamSessions is merged key by key (apply-patch.ts). */

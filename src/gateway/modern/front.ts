@@ -42,6 +42,8 @@ export interface ModernRequestOptions {
   readonly cancel?: Cancellation;
   /** The transport's id of the request, for the lines logged about it. */
   readonly requestId?: string;
+  /** The configured endpoint the request came in on; absent: the default one. */
+  readonly endpoint?: string;
 }
 
 export interface ModernFrontOptions {
@@ -53,10 +55,11 @@ export interface ModernFrontOptions {
 export class ModernFront {
   constructor(private readonly options: ModernFrontOptions) {}
 
-  /** The Caller a 2026 request describes, or the refusal of its envelope. */
-  caller(request: JsonRpcRequest, principal: Principal | undefined): Caller | ModernAnswer {
+  /** The Caller a 2026 request (on `endpoint`; absent: the default one) describes, or the refusal of its envelope. */
+  caller(request: JsonRpcRequest, principal: Principal | undefined, endpoint?: string): Caller | ModernAnswer {
     try {
-      return readEnvelope(request.params, principal);
+      const caller = readEnvelope(request.params, principal);
+      return endpoint === undefined ? caller : { ...caller, endpoint };
     } catch (error) {
       if (error instanceof RpcError) return refuse(request, error);
       throw error;
@@ -64,13 +67,13 @@ export class ModernFront {
   }
 
   /** The input schema of a tool the principal may call, for checking its mirrored Mcp-Param-* headers. */
-  toolInputSchema(exposedName: string, principal: Principal | undefined): JsonObject | undefined {
-    const schema = this.options.gateway.toolFor(exposedName, principal)?.inputSchema;
+  toolInputSchema(exposedName: string, principal: Principal | undefined, endpoint?: string): JsonObject | undefined {
+    const schema = this.options.gateway.toolFor(exposedName, principal, endpoint)?.inputSchema;
     return isJsonObject(schema) ? schema : undefined;
   }
 
   async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
-    const read = this.caller(request, principal);
+    const read = this.caller(request, principal, options.endpoint);
     if ('response' in read) return read;
     const caller = options.requestId === undefined ? read : { ...read, requestId: options.requestId };
     if (REMOVED_METHODS.has(request.method)) {
@@ -79,7 +82,7 @@ export class ModernFront {
     const params = request.params ?? {};
     const invalidResponses = inputResponsesProblem(params.inputResponses);
     if (invalidResponses !== undefined) return refuse(request, new RpcError(-32602, `Invalid params: ${invalidResponses}`));
-    const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params };
+    const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params, ...(options.endpoint !== undefined && { endpoint: options.endpoint }) };
     if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
     if (!INTERACTIVE_METHODS.has(request.method)) {
       const served = await this.options.gateway.serve(caller, request, options);

@@ -12,6 +12,7 @@ import type { Upstream } from '../../upstream/types.js';
 import type { AccessViews } from '../access.js';
 import type { Catalog, ListKind } from '../catalog.js';
 import type { CatalogView } from '../catalog-view.js';
+import type { EndpointViews } from '../endpoint-views.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from '../json-rpc.js';
 import type { GatewayObserver } from '../observer.js';
@@ -43,6 +44,8 @@ interface Listen {
   readonly id: JsonRpcId;
   readonly holder: string;
   readonly principal: Principal | undefined;
+  /** The configured endpoint the listen came in on; absent: the default one. */
+  readonly endpoint: string | undefined;
   readonly kinds: ReadonlySet<ListKind>;
   /** (server, upstream URI) -> the exposed URI the client subscribed to. */
   readonly resources: Map<string, { server: string; uri: string; exposed: string }>;
@@ -54,6 +57,7 @@ export interface ListensOptions {
   readonly bus: Bus;
   readonly routing: Routing;
   readonly access: AccessViews;
+  readonly endpoints: EndpointViews;
   readonly subscriptions: SubscriptionCounter;
   readonly upstreams: { get(name: string): Upstream | undefined };
   readonly observer: Required<GatewayObserver>;
@@ -105,7 +109,7 @@ export class Listens {
    * Opens a listen; returns its holder id (to close it) and the filter it honours, which the
    * caller acknowledges before anything else goes on the stream.
    */
-  async open(id: JsonRpcId, params: JsonObject, principal: Principal | undefined, sink: ListenSink): Promise<{ holder: string; honoured: JsonObject }> {
+  async open(id: JsonRpcId, params: JsonObject, principal: Principal | undefined, sink: ListenSink, endpoint?: string): Promise<{ holder: string; honoured: JsonObject }> {
     const wanted = isJsonObject(params.notifications) ? params.notifications : {};
     const kinds = new Set<ListKind>();
     const honoured: JsonObject = {};
@@ -117,7 +121,7 @@ export class Listens {
     }
     this.#counter += 1;
     const holder = `${HOLDER_PREFIX}${this.options.bus.replicaId}:${this.#counter}`;
-    const listen: Listen = { id, holder, principal, kinds, resources: new Map(), sink };
+    const listen: Listen = { id, holder, principal, endpoint, kinds, resources: new Map(), sink };
     this.#listens.set(holder, listen);
     const uris = Array.isArray(wanted.resourceSubscriptions)
       ? [...new Set(wanted.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'))].slice(0, MAX_RESOURCE_SUBSCRIPTIONS)
@@ -157,8 +161,8 @@ export class Listens {
 
   /** Subscribes upstream to each URI the listener may read; returns those honoured. */
   async #subscribe(listen: Listen, uris: readonly string[]): Promise<string[]> {
-    const { catalog, routing, access, subscriptions, upstreams, logger } = this.options;
-    const view = access.view(catalog.view, listen.principal);
+    const { catalog, routing, access, endpoints, subscriptions, upstreams, logger } = this.options;
+    const view = access.view(endpoints.view(catalog.view, listen.endpoint), listen.principal);
     const honoured: string[] = [];
     for (const exposed of uris) {
       let target;
@@ -200,11 +204,11 @@ export class Listens {
     if (delivered > 0) this.options.observer.onNotificationForwarded({ method, sessions: delivered });
   }
 
-  /** Whether a change of these items (all, when unknown) is visible to the listener's policy. */
+  /** Whether a change of these items (all, when unknown) is visible on the listener's endpoint to its policy. */
   #sees(listen: Listen, items: readonly [string, string][] | undefined): boolean {
-    const { access } = this.options;
-    if (!access.active || items === undefined) return true;
-    const view = access.view(this.options.catalog.view, listen.principal);
+    const { access, endpoints } = this.options;
+    if ((!access.active && listen.endpoint === undefined) || items === undefined) return true;
+    const view = access.view(endpoints.view(this.options.catalog.view, listen.endpoint), listen.principal);
     const allows = view.allows;
     return allows === undefined || items.some(([server, name]) => allows(server, name));
   }

@@ -26,6 +26,8 @@ export interface RequestBinding {
   readonly sub: string;
   readonly method: string;
   readonly params: JsonObject;
+  /** The configured endpoint the request came in on; absent: the default one. */
+  readonly endpoint?: string;
 }
 
 export type Unsealed = { readonly ok: true; readonly body: StateBody } | { readonly ok: false; readonly reason: string };
@@ -47,7 +49,7 @@ export class RequestStateSealer {
   }
 
   seal(body: StateBody, binding: RequestBinding): string {
-    const payload = { v: VERSION, b: body, s: binding.sub, m: binding.method, d: paramsDigest(binding.params), e: this.now() + this.ttlMs };
+    const payload = { v: VERSION, b: body, s: binding.sub, m: binding.method, d: paramsDigest(binding.params), e: this.now() + this.ttlMs, ...(binding.endpoint !== undefined && { n: binding.endpoint }) };
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const sealed = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
@@ -78,6 +80,8 @@ export class RequestStateSealer {
     }
     if (typeof payload.e !== 'number' || payload.e <= this.now()) return { ok: false, reason: 'requestState has expired; send the request again without it' };
     if (payload.s !== binding.sub) return { ok: false, reason: 'requestState was issued to another principal' };
+    // A call started on one endpoint goes on there only: another endpoint may not offer its tool.
+    if (payload.n !== binding.endpoint) return { ok: false, reason: 'requestState was issued on another endpoint' };
     if (payload.m !== binding.method || payload.d !== paramsDigest(binding.params)) {
       return { ok: false, reason: 'requestState belongs to a different request (method or params differ)' };
     }

@@ -18,6 +18,8 @@ export interface ObserveRequestsOptions {
   readonly mcpPath: string;
   /** The 2024-11-05 transport's GET and POST paths: MCP traffic too, the session in `?sessionId=`. */
   readonly legacyPaths?: readonly string[];
+  /** The configured endpoints' paths (config `endpoints`): MCP traffic, each its own route label. */
+  readonly endpointPaths?: readonly string[];
   readonly metrics?: { countHttpRequest(route: string, method: string, status: number): void };
   /** Routes with their own label value; anything else is "other" (a client picks paths freely). */
   readonly routes?: readonly string[];
@@ -35,10 +37,11 @@ export function observeRequests({
   logger,
   mcpPath,
   legacyPaths = [],
+  endpointPaths = [],
   metrics,
   routes = ['/healthz', '/readyz', '/metrics'],
 }: ObserveRequestsOptions): MiddlewareHandler<AppEnv> {
-  const mcpRoutes = new Set([mcpPath, ...legacyPaths]);
+  const mcpRoutes = new Set([mcpPath, ...legacyPaths, ...endpointPaths]);
   const legacy = new Set(legacyPaths);
   const known = new Set([...mcpRoutes, ...routes]);
   /**

@@ -12,6 +12,8 @@ export interface RefusalEvent {
   readonly detail?: string;
   readonly status: number;
   readonly httpMethod: string;
+  /** The request's path (which endpoint it was for). */
+  readonly path: string;
   readonly sub?: string;
   readonly sessionId?: string;
   /** The peer address. */
@@ -30,6 +32,7 @@ export function refusalEvent(
   return {
     ...fields,
     httpMethod: c.req.method,
+    path: c.req.path,
     client: clientAddress(c),
     ...(sessionId !== undefined && sessionId !== '' && { sessionId }),
     ...(requestId !== undefined && { requestId }),

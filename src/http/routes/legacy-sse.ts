@@ -116,7 +116,8 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
     const principal = c.get('principal');
     const session = isWellFormedSessionId(sessionId) ? await store.get(sessionId) : undefined;
     // Another principal's session is answered exactly like an unknown one: it does not exist for them.
-    if (session !== undefined && session.principal !== principal?.sub) return notFound(c);
+    // So is a session of a configured endpoint: this transport serves the default endpoint only.
+    if (session !== undefined && (session.principal !== principal?.sub || session.endpoint !== undefined)) return notFound(c);
 
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
       if (!isWellFormedSessionId(sessionId)) return notFound(c);

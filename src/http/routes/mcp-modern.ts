@@ -31,6 +31,8 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, h
 }
 
 export interface ModernRouteOptions {
+  /** The configured endpoint of the route; undefined: the default one. */
+  readonly endpoint: string | undefined;
   readonly front: ModernFront;
   readonly listens: Listens;
   readonly logger: Logger;
@@ -45,7 +47,7 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
     message,
     envelopeVersion(message.params),
   );
-  const paramMismatch = mismatch ?? mirroredParamMismatch(c, message, options.front);
+  const paramMismatch = mismatch ?? mirroredParamMismatch(c, message, options);
   if (paramMismatch !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${paramMismatch}` } }, 400);
   // 2026 defines no client notification over HTTP (closing a stream is the cancellation).
   if (!('id' in message)) return c.body(null, 202);
@@ -55,7 +57,7 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
 
   const reply = new ModernReply(options.respond(c));
   void options.front
-    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId') })
+    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId'), endpoint: options.endpoint })
     .then(
       (answer) => reply.finish(answer.response, statusOf(answer)),
       (error: unknown) => {
@@ -67,9 +69,9 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
 }
 
 /** For a tools/call of a tool whose schema mirrors parameters into headers: whether they match. */
-function mirroredParamMismatch(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, front: ModernFront): string | undefined {
+function mirroredParamMismatch(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, { front, endpoint }: ModernRouteOptions): string | undefined {
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
-  const inputSchema = front.toolInputSchema(message.params.name, c.get('principal'));
+  const inputSchema = front.toolInputSchema(message.params.name, c.get('principal'), endpoint);
   return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => c.req.header(name));
 }
 
@@ -86,7 +88,7 @@ function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
 }
 
 async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: ModernRouteOptions): Promise<Response> {
-  const caller = options.front.caller(request, c.get('principal'));
+  const caller = options.front.caller(request, c.get('principal'), options.endpoint);
   if ('response' in caller) return c.json(caller.response, statusOf(caller));
   const sse = new SseStream(options.respond(c));
   // The acknowledgement goes first: nothing is sent on a listen before it (the spec's rule), so
@@ -100,7 +102,7 @@ async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: 
     },
     close: () => sse.close(),
   };
-  const { holder, honoured } = await options.listens.open(request.id, request.params ?? {}, caller.principal, sink);
+  const { holder, honoured } = await options.listens.open(request.id, request.params ?? {}, caller.principal, sink, options.endpoint);
   sse.send(
     undefined,
     JSON.stringify({

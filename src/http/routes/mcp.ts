@@ -29,6 +29,11 @@ import { isModernMessage, serveModern, type ModernRouteOptions } from './mcp-mod
 
 export interface McpRouteOptions {
   readonly path: string;
+  /**
+   * The configured endpoint this path serves (config `endpoints`); absent: the default one
+   * (server.path). Sessions started here exist only here.
+   */
+  readonly endpoint?: string;
   readonly gateway: Gateway;
   readonly modern: ModernFront;
   readonly store: SessionStore;
@@ -50,8 +55,9 @@ const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
 const BATCH_PROTOCOL_VERSION = '2025-03-26';
 
 export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): void {
-  const { path, gateway, store, events, openStreams, logger } = options;
+  const { path, endpoint, gateway, store, events, openStreams, logger } = options;
   const modernRoute: ModernRouteOptions = {
+    endpoint,
     front: options.modern,
     listens: gateway.listens,
     logger,
@@ -82,7 +88,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
       return serveModern(c, classified.message, modernRoute);
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
-      const outcome = await gateway.initialize(classified.message, c.get('principal'));
+      const outcome = await gateway.initialize(classified.message, c.get('principal'), undefined, endpoint);
       if (outcome.session) c.header('Mcp-Session-Id', outcome.session.id);
       return c.json(outcome.response);
     }
@@ -188,8 +194,9 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
       return transportError(c, 400, TransportCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required');
     }
     const session = isWellFormedSessionId(id) ? await store.get(id) : undefined;
-    // Another principal's session is answered exactly like an unknown one: it does not exist for them.
-    if (!session || session.principal !== c.get('principal')?.sub) {
+    // Another principal's session, or one started on another endpoint, is answered exactly like an
+    // unknown one: it does not exist for them, or there.
+    if (!session || session.principal !== c.get('principal')?.sub || session.endpoint !== endpoint) {
       return transportError(c, 404, TransportCode.SessionNotFound, 'Session not found');
     }
     return session;

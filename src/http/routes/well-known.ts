@@ -18,12 +18,14 @@ export interface WellKnownRouteOptions {
   readonly metadata: ProtectedResourceMetadata;
   /** Endpoint paths to serve it under as well as the root: server.path and publicUrl's path. */
   readonly paths: readonly string[];
+  /** Whether it is also served at the root well-known path (default true: the default endpoint's). */
+  readonly root?: boolean;
 }
 
 export const WELL_KNOWN_PATH = '/.well-known/oauth-protected-resource';
 
-export function registerWellKnownRoutes(app: Hono<AppEnv>, { metadata, paths }: WellKnownRouteOptions): void {
-  const routes = new Set([WELL_KNOWN_PATH]);
+export function registerWellKnownRoutes(app: Hono<AppEnv>, { metadata, paths, root = true }: WellKnownRouteOptions): void {
+  const routes = new Set(root ? [WELL_KNOWN_PATH] : []);
   for (const path of paths) if (path !== '/' && path !== '') routes.add(`${WELL_KNOWN_PATH}${path.replace(/\/$/, '')}`);
   for (const route of routes) {
     app.get(route, (c) =>
