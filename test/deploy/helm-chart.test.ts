@@ -96,6 +96,7 @@ describe('the Helm chart', () => {
   it('merges the example values into a gateway config that the gateway accepts', () => {
     const merged = mergeValues(defaults(), fullValues());
     expect(Object.keys(valueAt(merged, 'config.mcpServers') as object).sort()).toEqual(['archive', 'memory', 'search']);
+    expect(Object.keys(valueAt(merged, 'config.endpoints') as object).sort()).toEqual(['agents', 'support']);
     expect(gatewayConfigProblems(merged.config)).toBeUndefined();
   });
 
