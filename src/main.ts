@@ -135,6 +135,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     waitForUpstreams: (maxWaitMs) => upstreams.whenSettled(maxWaitMs),
     ...(config.policy && { access: policyAccess(config.policy) }),
     endpoints: new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)])),
+    searchEndpoints: new Set(Object.entries(config.endpoints).flatMap(([name, endpoint]) => (endpoint.discovery === 'search' ? [name] : []))),
     observers: [auditObserver(logger), metrics.observer],
     events,
     bus,

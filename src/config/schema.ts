@@ -293,6 +293,8 @@ const endpointSection = z
     audience: z.string().min(1).optional(),
     // Scopes a token needs here, on top of auth.requiredScopes.
     requiredScopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]),
+    // list: the selected tools as they are; search: two tools, find_tools and call_tool, instead.
+    discovery: z.enum(['list', 'search']).default('list'),
   })
   .strict();
 const endpointsSection = z.record(endpointName, endpointSection);

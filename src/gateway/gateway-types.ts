@@ -34,6 +34,8 @@ export interface GatewayOptions {
   readonly access?: AccessPolicy;
   /** The configured endpoints besides the default one, by name: what each selects (config `endpoints`). */
   readonly endpoints?: ReadonlyMap<string, ItemFilter>;
+  /** The endpoints among those in `discovery: search` mode (tool-search.ts). */
+  readonly searchEndpoints?: ReadonlySet<string>;
   /** Where messages for sessions wait for their streams (any replica's). */
   readonly events: SessionEvents;
   /** Carries cancellations and client answers between replicas. */

@@ -7,8 +7,9 @@ import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import type { CatalogView } from './catalog-view.js';
 import { IsolatedServers } from './isolated-servers.js';
 import { RpcError, rpcErrors, toRpcError } from './errors.js';
-import type { HandlerContext, RequestTrace } from './handler-context.js';
+import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
 import { HANDLERS } from './handlers/index.js';
+import { calledTool, SEARCH_MODE_HANDLERS } from './tool-search.js';
 import { startSession } from './session-start.js';
 import type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
 
@@ -44,6 +45,8 @@ import { UpstreamMessageRouter } from './upstream-messages.js';
 
 
 const CANCEL_TOPIC = 'cancel';
+/** On an endpoint in search mode, tools/list and tools/call are search mode's own. */
+const SEARCH_HANDLERS: Readonly<Record<string, MethodHandler>> = { ...HANDLERS, ...SEARCH_MODE_HANDLERS };
 
 const UNSUBSCRIBE_TOPIC = 'session-ended';
 const RELEASE_TOPIC = 'unsubscribe';
@@ -274,7 +277,10 @@ export class Gateway {
   }
 
   async #serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions, trace: RequestTrace): Promise<JsonRpcResponse> {
-    const handler = Object.hasOwn(HANDLERS, request.method) ? HANDLERS[request.method] : undefined;
+    // The default endpoint (no name) never is in search mode: one comparison on its path.
+    const searchMode = caller.endpoint !== undefined && this.options.searchEndpoints?.has(caller.endpoint) === true;
+    const handlers = searchMode ? SEARCH_HANDLERS : HANDLERS;
+    const handler = Object.hasOwn(handlers, request.method) ? handlers[request.method] : undefined;
     if (!handler) return errorResponse(request.id, rpcErrors.methodNotFound(request.method).toJson());
 
     // The first requests a replica serves wait for the upstreams' first connection and lists: a 2026
@@ -303,7 +309,10 @@ export class Gateway {
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
       const { catalog, routing } = this.options;
       // Only what the endpoint offers can be denied there; the rest of the catalogue does not exist for it.
-      this.#access.noteDenial(error, this.#endpoints.view(catalog.view, caller.endpoint), routing, caller.principal, request.method, request.params ?? {}, trace);
+      // A call_tool call in search mode is judged as the call of the tool it names.
+      const params = request.params ?? {};
+      const named = searchMode && request.method === 'tools/call' ? (calledTool(params) ?? params) : params;
+      this.#access.noteDenial(error, this.#endpoints.view(catalog.view, caller.endpoint), routing, caller.principal, request.method, named, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
       stopAbortOnSignal?.();

@@ -13,7 +13,7 @@ const problems = (endpoints: unknown, server?: Record<string, unknown>) => probl
 describe('endpoints in the config', () => {
   it('accept endpoints with their own paths, defaulting the selectors to everything', () => {
     const config = parseConfigText(withEndpoints({ support: { path: '/mcp/support', exclude: ['my-notes/*'] }, ops: { path: '/ops' } }), 'json', {});
-    expect(config.endpoints.support).toEqual({ path: '/mcp/support', include: ['*/*'], exclude: ['my-notes/*'], requiredScopes: [] });
+    expect(config.endpoints.support).toEqual({ path: '/mcp/support', include: ['*/*'], exclude: ['my-notes/*'], requiredScopes: [], discovery: 'list' });
     expect(Object.keys(config.endpoints)).toEqual(['support', 'ops']);
   });
 
