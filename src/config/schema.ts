@@ -385,9 +385,12 @@ export const configSchema = z
     for (const problem of limitServerProblems(config.limits.servers ?? {}, Object.keys(config.mcpServers))) {
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
-    const serverPaths = { path: config.server.path, ssePath: config.server.ssePath, publicPath: new URL(config.server.publicUrl).pathname };
-    for (const problem of endpointProblems(config.endpoints, serverPaths, Object.keys(config.mcpServers))) {
-      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+    // Refinements run on a config with problems elsewhere too (a port out of range makes no URL).
+    if (Object.keys(config.endpoints).length > 0) {
+      const serverPaths = { path: config.server.path, ssePath: config.server.ssePath, publicPath: URL.parse(config.server.publicUrl)?.pathname ?? config.server.path };
+      for (const problem of endpointProblems(config.endpoints, serverPaths, Object.keys(config.mcpServers))) {
+        ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+      }
     }
   });
 

@@ -66,6 +66,12 @@ describe('endpoints in the config', () => {
     expect(problemAt(problems({ default: { path: '/a' } }), 'endpoints.default')).toMatch(/names server\.path's endpoint/);
   });
 
+  it('are checked beside other problems, such as a port out of range', () => {
+    const found = problems({ a: { path: '/mcp' } }, { port: 99999 });
+    expect(problemAt(found, 'server.port')).toMatch(/65535/);
+    expect(problemAt(found, 'endpoints.a.path')).toMatch(/overlaps server\.path/);
+  });
+
   it('refuse a path without a leading slash, and unknown keys by their path', () => {
     expect(problemAt(problems({ a: { path: 'team' } }), 'endpoints.a.path')).toMatch(/must start with "\/"/);
     expect(problemsOf(withEndpoints({ a: { path: '/a', servers: [] } }), { format: 'json' }).map((problem) => problem.path)).toContain('endpoints.a.servers');
