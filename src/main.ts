@@ -118,7 +118,8 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   // the sessions do (Redis for many replicas), asked for only once some server has a rate.
   const serverLimits = new ServerLimits(() => createQuotaLimiter(config, logger));
   serverLimits.configure(config.limits.servers);
-  const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name) });
+  const withEndpoints = Object.keys(config.endpoints).length > 0;
+  const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name), endpoints: withEndpoints });
   metrics.watchPool(upstreams);
   const gateway = new Gateway({
     catalog,
@@ -136,7 +137,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     ...(config.policy && { access: policyAccess(config.policy) }),
     endpoints: new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)])),
     searchEndpoints: new Set(Object.entries(config.endpoints).flatMap(([name, endpoint]) => (endpoint.discovery === 'search' ? [name] : []))),
-    observers: [auditObserver(logger), metrics.observer],
+    observers: [auditObserver(logger, { endpoints: withEndpoints }), metrics.observer],
     events,
     bus,
     maxInputRounds: config.mrtr.maxRounds,

@@ -48,7 +48,7 @@ export interface AccessControlDeps {
 export function createAccessControl(config: Config, { logger, jwksCooldownMs, rateLimiter }: AccessControlDeps): AccessControl {
   const { server } = config;
   const endpointOfPath = new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [endpoint.path, name]));
-  const onRefused = auditRefusals(logger, (path) => endpointOfPath.get(path) ?? DEFAULT_ENDPOINT);
+  const onRefused = auditRefusals(logger, endpointOfPath.size > 0 ? (path) => endpointOfPath.get(path) ?? DEFAULT_ENDPOINT : undefined);
   const publicHost = new URL(server.publicUrl).hostname.toLowerCase();
   const loopbackBind = isLoopbackHost(server.host);
   const origin = originGuard({

@@ -11,7 +11,12 @@ import type { Logger } from './logger.js';
 /** The methods that reach one item of one upstream, each worth an audit line. */
 const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
-export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
+/**
+ * `endpoints`: whether endpoints are configured (config `endpoints`); then each line names its
+ * endpoint, "default" for server.path. Without them every line is the default endpoint's, and the
+ * field is left out.
+ */
+export function auditObserver(logger: Pick<Logger, 'info'>, { endpoints = false }: { endpoints?: boolean } = {}): GatewayObserver {
   return {
     onRequest(event: RequestEvent) {
       // Other methods are audited when policy refused them (a subscribe or completion of a hidden item).
@@ -23,7 +28,7 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
           ...(event.principal && { sub: event.principal.sub }),
           ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
           ...(event.era === 'modern' && { era: '2026' }),
-          endpoint: event.endpoint ?? DEFAULT_ENDPOINT,
+          ...(endpoints && { endpoint: event.endpoint ?? DEFAULT_ENDPOINT }),
           method: event.method,
           ...(event.server !== undefined && { server: event.server }),
           ...(event.name !== undefined && { name: event.name }),
@@ -39,14 +44,15 @@ export function auditObserver(logger: Pick<Logger, 'info'>): GatewayObserver {
 }
 
 /** For the HTTP-level refusals (Origin, token, scope, rate limit) of the access-control middleware. */
-export function auditRefusals(logger: Pick<Logger, 'info'>, endpointOfPath: (path: string) => string = () => DEFAULT_ENDPOINT): (event: RefusalEvent) => void {
+/** `endpointOfPath`, when endpoints are configured: the endpoint a refused request was for. */
+export function auditRefusals(logger: Pick<Logger, 'info'>, endpointOfPath?: (path: string) => string): (event: RefusalEvent) => void {
   return (event) => {
     logger.info(
       {
         audit: true,
         ...(event.sub !== undefined && { sub: event.sub }),
         ...(event.sessionId !== undefined && { session: shortSessionId(event.sessionId) }),
-        endpoint: endpointOfPath(event.path),
+        ...(endpointOfPath && { endpoint: endpointOfPath(event.path) }),
         httpMethod: event.httpMethod,
         outcome: event.outcome,
         reason: event.reason,

@@ -6,8 +6,8 @@
 // methods listed below or "other"; `server` is a configured upstream's slug (config/server-names.ts:
 // `github` for a server named "GitHub", the name itself for names like "everything"), or "" for
 // requests the gateway answers itself (merged lists, ping, unknown tools and methods); `route` is
-// one of the gateway's routes or "other"; `mcp_endpoint` is a configured endpoint's name (config
-// `endpoints`) or "default". Never arguments, tokens, session ids or URIs.
+// one of the gateway's routes or "other"; `mcp_endpoint` (only when config `endpoints` is set) is a
+// configured endpoint's name or "default". Never arguments, tokens, session ids or URIs.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
@@ -79,6 +79,12 @@ export interface MetricsOptions {
    * servers have no shared upstream to follow (isolation: session).
    */
   readonly isServer?: (name: string) => boolean;
+  /**
+   * Whether endpoints are configured (config `endpoints`): then request series carry the
+   * `mcp_endpoint` label. Without them every request is the default endpoint's, and the label is
+   * left out, so a gateway without endpoints pays nothing for them per request.
+   */
+  readonly endpoints?: boolean;
 }
 
 export class GatewayMetrics {
@@ -100,17 +106,19 @@ export class GatewayMetrics {
   #listens: { readonly size: number } | undefined;
   #streams: { readonly size: number } | undefined;
   readonly #isServer: (name: string) => boolean;
+  readonly #endpointLabel: boolean;
 
-  constructor({ sessions, sessionsCacheMs = 1_000, sessionsTimeoutMs = 1_000, logger, isServer }: MetricsOptions) {
+  constructor({ sessions, sessionsCacheMs = 1_000, sessionsTimeoutMs = 1_000, logger, isServer, endpoints = false }: MetricsOptions) {
+    this.#endpointLabel = endpoints;
     this.#isServer = isServer ?? ((name) => this.#servers.has(name));
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
     this.#rpcRequests = new Counter({
       name: 'switchboard_rpc_requests_total',
-      help: 'JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied), protocol era (2025: a session; 2026: stateless) and MCP endpoint (a configured endpoint\'s name, or "default" for server.path)',
+      help: `JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied) and protocol era (2025: a session; 2026: stateless)${endpoints ? ', and MCP endpoint (a configured endpoint\'s name, or "default" for server.path)' : ''}`,
       // Not "endpoint": the Prometheus Operator puts a target label of that name on every series.
-      labelNames: ['method', 'server', 'outcome', 'era', 'mcp_endpoint'],
+      labelNames: endpoints ? ['method', 'server', 'outcome', 'era', 'mcp_endpoint'] : ['method', 'server', 'outcome', 'era'],
       registers,
     });
     this.#rpcDuration = new Histogram({
@@ -272,7 +280,9 @@ export class GatewayMetrics {
   #onRequest(event: RequestEvent): void {
     const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
     const server = event.server !== undefined && this.#isServer(event.server) ? serverSlug(event.server) : GATEWAY_SERVER_LABEL;
-    this.#rpcRequests.inc({ method, server, outcome: event.outcome, era: event.era === 'modern' ? '2026' : '2025', mcp_endpoint: event.endpoint ?? DEFAULT_ENDPOINT });
+    const era = event.era === 'modern' ? '2026' : '2025';
+    if (this.#endpointLabel) this.#rpcRequests.inc({ method, server, outcome: event.outcome, era, mcp_endpoint: event.endpoint ?? DEFAULT_ENDPOINT });
+    else this.#rpcRequests.inc({ method, server, outcome: event.outcome, era });
     this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
     // `kind` comes from a fixed set; a refusal always names a configured server.
     if (event.reason !== undefined && LIMIT_REFUSAL_REASONS.has(event.reason) && server !== GATEWAY_SERVER_LABEL) {

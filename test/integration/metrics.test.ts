@@ -78,6 +78,13 @@ describe('metrics', () => {
     expect(after.value('switchboard_rpc_requests_total', unknown) - before.value('switchboard_rpc_requests_total', unknown)).toBe(1);
   });
 
+  it('leaves the mcp_endpoint label out when no endpoints are configured', async () => {
+    await call('tools/list');
+    const { text } = await scrapeMetrics(gateway.url);
+    expect(text).toMatch(/^switchboard_rpc_requests_total\{/m);
+    expect(text).not.toContain('mcp_endpoint');
+  });
+
   it('never puts session ids, arguments or tool names into labels', async () => {
     await call('tools/call', { name: 'interactive__slow', arguments: { ms: 0, tag: 'secret-argument-value' } });
     await call('tools/call', { name: 'interactive__no_such_tool_xyz', arguments: {} });
