@@ -184,7 +184,11 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const { port } = server.address() as AddressInfo;
   const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
   const url = `http://${host}:${port}${config.server.path}`;
-  logger.info({ url, upstreams: upstreams.all.map((upstream) => upstream.name), store: store.kind }, 'switchboard listening');
+  const endpointUrls = Object.fromEntries(Object.entries(config.endpoints).map(([name, endpoint]) => [name, new URL(endpoint.path, url).toString()]));
+  logger.info(
+    { url, ...(withEndpoints && { endpoints: endpointUrls }), upstreams: upstreams.all.map((upstream) => upstream.name), store: store.kind },
+    'switchboard listening',
+  );
 
   const reloading =
     reload &&

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { summariseConfig } from '../../src/cli/summary.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { problemAt, problemsOf } from './config-test-helpers.js';
 
@@ -15,6 +16,11 @@ describe('endpoints in the config', () => {
     const config = parseConfigText(withEndpoints({ support: { path: '/mcp/support', exclude: ['my-notes/*'] }, ops: { path: '/ops' } }), 'json', {});
     expect(config.endpoints.support).toEqual({ path: '/mcp/support', include: ['*/*'], exclude: ['my-notes/*'], requiredScopes: [], discovery: 'list' });
     expect(Object.keys(config.endpoints)).toEqual(['support', 'ops']);
+  });
+
+  it('show in the summary that validate prints', () => {
+    const config = parseConfigText(withEndpoints({ support: { path: '/mcp/support' }, all: { path: '/mcp/all', discovery: 'search' } }), 'json', {});
+    expect(summariseConfig(config)).toContain('path /mcp; endpoints: support /mcp/support, all /mcp/all [search]; sessions');
   });
 
   it('default to none', () => {
