@@ -3,6 +3,7 @@
 // PORT/HOST/REDIS_URL and --host/--port (overrides.ts); validate and default (schema.ts). Every
 // step reports problems instead of stopping at the first, so one run shows everything to fix.
 import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { normaliseServerAliases } from './aliases.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 import { deepFreeze } from './freeze.js';
@@ -32,18 +33,22 @@ export async function loadConfig(
     throw new ConfigError([{ path: '', message: `cannot read config file ${file}: ${reason}` }]);
   }
   try {
-    return parseConfigText(text, formatOfFile(file), env, overrides);
+    return parseConfigText(text, formatOfFile(file), env, overrides, file);
   } catch (error) {
     throw error instanceof ConfigError ? error.withSource(file) : error;
   }
 }
 
-/** The pure core of loadConfig: no file system, the environment passed in. */
+/**
+ * The pure core of loadConfig: no file system, the environment passed in. `file`, where the text
+ * came from, is what relative paths in it (pinning.lockFile) are relative to.
+ */
 export function parseConfigText(
   text: string,
   format: ConfigFormat,
   env: NodeJS.ProcessEnv = process.env,
   overrides: ConfigOverrides = {},
+  file?: string,
 ): Config {
   const parsed = parseText(text, format);
   if (!parsed.ok) throw new ConfigError([toConfigProblem(parsed.problem)]);
@@ -57,7 +62,7 @@ export function parseConfigText(
   const interpolated = interpolateTree(root, secrets.env);
   const aliased = normaliseServerAliases(interpolated.tree);
   const { tree, sources } = applyOverrides(aliased.tree, env, overrides);
-  const result = configSchema.safeParse(tree);
+  const result = configSchema.safeParse(file === undefined ? tree : withLockFileNamedAfter(file, tree));
 
   // A value whose variable was unset, or a server whose `type` was wrong, is reported once, by the
   // step that knows why; the schema would only add a vaguer second line about the same key.
@@ -75,7 +80,22 @@ export function parseConfigText(
     return source === undefined ? formatted : { ...formatted, message: `${formatted.message} (from ${source})` };
   });
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  if (file !== undefined) result.data.pinning.lockFile = resolve(dirname(file), result.data.pinning.lockFile);
   return deepFreeze(result.data);
+}
+
+/**
+ * The default lock file is named after the config file (switchboard.yaml -> switchboard.lock.yaml),
+ * so two configs side by side do not share one. Set before validation, where an explicit
+ * pinning.lockFile can still be told from the default.
+ */
+function withLockFileNamedAfter(file: string, tree: Record<string, unknown>): Record<string, unknown> {
+  const lockFile = `${basename(file).replace(/\.(ya?ml|json)$/i, '')}.lock.yaml`;
+  const { pinning } = tree;
+  if (pinning === undefined) return { ...tree, pinning: { lockFile } };
+  if (typeof pinning === 'string') return { ...tree, pinning: { mode: pinning, lockFile } };
+  if (isPlainObject(pinning) && pinning.lockFile === undefined) return { ...tree, pinning: { ...pinning, lockFile } };
+  return tree;
 }
 
 function toConfigProblem({ path, message }: PathProblem): ConfigProblem {

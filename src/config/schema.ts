@@ -14,6 +14,8 @@ const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
 // server.allowedOrigins entries (src/http/origin-patterns.ts says what they match).
 const ORIGIN_PATTERN = /^(\*|https?:\/\/(\*\.)?([^/:*?#@\s]+|\[[0-9A-Fa-f:.]+\])(:(\d{1,5}|\*))?\/?)$/;
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** pinning.lockFile for a config that is not read from a file (a file's own default is named after it). */
+export const DEFAULT_LOCK_FILE = 'switchboard.lock.yaml';
 
 // Numbers and booleans may arrive as strings: `port: "${PORT}"` is the only way to interpolate a
 // number in JSON, and in YAML the user should not have to know whether a quoted scalar is a string.
@@ -309,6 +311,26 @@ const limitsSection = z
   })
   .strict();
 
+// Pinned tool definitions (src/pinning/): what the gateway does with a tool whose live definition
+// is not the one in the lock file that `switchboard lock` wrote. `pinning: enforce` is short for
+// `pinning: {mode: enforce}`.
+const pinningObject = z
+  .object({
+    mode: z.enum(['off', 'warn', 'enforce']).default('off'),
+    // Relative to the config file's directory (load.ts resolves it); the default is named after
+    // the config file: switchboard.yaml -> switchboard.lock.yaml.
+    lockFile: z.string().min(1).default(DEFAULT_LOCK_FILE),
+    // A tool with no pin (new, or of a server not in the lock file): withheld under enforce, or listed.
+    unpinnedTools: z.enum(['withhold', 'allow']).default('withhold'),
+  })
+  .strict();
+
+function pinningShorthand(value: string | z.input<typeof pinningObject>): z.input<typeof pinningObject> {
+  return typeof value === 'string' ? { mode: value as 'off' | 'warn' | 'enforce' } : value;
+}
+
+const pinningSection = z.preprocess(pinningShorthand, pinningObject);
+
 // MRTR (2026-07-28): how the gateway keeps a call between a client's rounds of input.
 const mrtrSection = z
   .object({
@@ -338,6 +360,7 @@ export const configSchema = z
     endpoints: endpointsSection.default({}),
     limits: limitsSection.default({}),
     mrtr: mrtrSection.default(() => mrtrSection.parse({})),
+    pinning: pinningSection.default(() => pinningObject.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -400,6 +423,7 @@ export type UpstreamConfig = Config['mcpServers'][string];
 export type AuthConfig = z.output<typeof authSection>;
 export type PolicyConfig = z.output<typeof policySection>;
 export type PolicyRule = z.output<typeof policyRule>;
+export type PinningConfig = z.output<typeof pinningObject>;
 
 export function isStdioUpstream(upstream: UpstreamConfig): upstream is StdioUpstreamConfig {
   return 'command' in upstream;
