@@ -3,6 +3,7 @@
 // lookups that route a call back to its upstream. Built by a pure function from the lists.
 import type { JsonObject } from './json.js';
 import { assignExposedNames, exposeUri } from './namespace.js';
+import type { ToolGate, WithheldTool } from './tool-gate.js';
 import { applyToolOverride, NO_OVERRIDES, type ToolOverridesByServer } from './tool-overrides.js';
 import { templateMatcher } from './uri-template.js';
 
@@ -48,15 +49,29 @@ export interface CatalogView {
   /** Unprefixed servers' URIs, first server in config order wins a clash. */
   readonly unprefixedResources: ReadonlyMap<string, string>;
   /**
+   * Tools a ToolGate withholds, by the name they would be listed under: a call of one fails as a
+   * call of an unknown tool, and the audit line says why. Absent on views filtered by policy.
+   */
+  readonly withheldTools?: ReadonlyMap<string, WithheldTool>;
+  /**
    * Set on a view filtered by policy (filter-view.ts): whether an item may be reached, asked by
    * routing for URIs, which can be read without being listed.
    */
   readonly allows?: (server: string, name: string) => boolean;
 }
 
-/** `toolOverrides` (by server) rename, re-describe, annotate or hide tools (tool-overrides.ts). */
-export function buildCatalogView(lists: readonly ServerLists[], separator: string, toolOverrides: ToolOverridesByServer = NO_OVERRIDES): CatalogView {
-  const tools = exposeNamed(lists, 'tools', separator, toolOverrides);
+/**
+ * `toolOverrides` (by server) rename, re-describe, annotate or hide tools (tool-overrides.ts);
+ * `gate` withholds tools (tool-gate.ts).
+ */
+export function buildCatalogView(
+  lists: readonly ServerLists[],
+  separator: string,
+  toolOverrides: ToolOverridesByServer = NO_OVERRIDES,
+  gate?: ToolGate,
+): CatalogView {
+  const withheldTools = new Map<string, WithheldTool>();
+  const tools = exposeNamed(lists, 'tools', separator, toolOverrides, gate, withheldTools);
   const prompts = exposeNamed(lists, 'prompts', separator, NO_OVERRIDES);
   const resources: ExposedResource[] = [];
   const resourceTemplates: ExposedTemplate[] = [];
@@ -93,6 +108,7 @@ export function buildCatalogView(lists: readonly ServerLists[], separator: strin
     toolsByName: new Map(tools.map((tool) => [String(tool.item.name), tool])),
     promptsByName: new Map(prompts.map((prompt) => [String(prompt.item.name), prompt])),
     unprefixedResources,
+    ...(withheldTools.size > 0 && { withheldTools }),
   };
 }
 
@@ -100,22 +116,34 @@ export function serverItemKey(server: string, name: string): string {
   return `${server}\u0000${name}`;
 }
 
-function exposeNamed(lists: readonly ServerLists[], kind: 'tools' | 'prompts', separator: string, overrides: ToolOverridesByServer): ExposedNamedItem[] {
+function exposeNamed(
+  lists: readonly ServerLists[],
+  kind: 'tools' | 'prompts',
+  separator: string,
+  overrides: ToolOverridesByServer,
+  gate?: ToolGate,
+  withheldTools?: Map<string, WithheldTool>,
+): ExposedNamedItem[] {
   const entries = lists.flatMap((list) => {
     const ofServer = overrides.get(list.server);
     return list[kind].flatMap((item) => {
       const name = String(item.name);
+      // Asked of the upstream's own entry: an operator's override is no change of the upstream's.
+      const withheld = gate?.withheld(list.server, item);
       const override = ofServer?.get(name);
-      if (override === undefined) return [{ server: list.server, prefix: list.prefix, name, item }];
+      if (override === undefined) return [{ server: list.server, prefix: list.prefix, name, item, withheld }];
       // A hidden tool is not in the view at all, so a call of it fails as a call of an unknown one.
       if (override.hidden === true) return [];
-      return [{ server: list.server, prefix: list.prefix, name, item: applyToolOverride(item, override), exposedAs: override.name }];
+      return [{ server: list.server, prefix: list.prefix, name, item: applyToolOverride(item, override), exposedAs: override.name, withheld }];
     });
   });
+  // A withheld tool keeps its place in the naming, so no other tool's name moves when it is
+  // withheld or comes back; only the listing leaves it out.
   const names = assignExposedNames(entries, separator, kind === 'tools' ? 'tool' : 'prompt');
-  return entries.map((entry, index) => ({
-    server: entry.server,
-    name: entry.name,
-    item: { ...entry.item, name: names[index] },
-  }));
+  return entries.flatMap((entry, index) => {
+    const exposed = names[index]!;
+    if (entry.withheld === undefined) return [{ server: entry.server, name: entry.name, item: { ...entry.item, name: exposed } }];
+    withheldTools?.set(exposed, { server: entry.server, name: entry.name, reason: entry.withheld });
+    return [];
+  });
 }

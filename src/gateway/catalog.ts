@@ -7,6 +7,7 @@ import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import type { JsonObject } from './json.js';
 import { fetchAllPages } from './list-pages.js';
+import type { ToolGate } from './tool-gate.js';
 import { unmatchedOverrides, type ToolOverrides } from './tool-overrides.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
@@ -61,6 +62,8 @@ export class Catalog {
     servers: readonly CatalogServer[],
     separator: string,
     private readonly logger: Logger,
+    /** Withholds tools (pinned definitions); it reads its own settings, so a reload that changes them calls reconfigure. */
+    readonly gate?: ToolGate,
   ) {
     this.#servers = servers;
     this.#separator = separator;
@@ -87,9 +90,9 @@ export class Catalog {
   }
 
   /**
-   * A reload changed the servers (or their prefixes, tool overrides, or the separator): servers
-   * that left are dropped, new ones are listed, and the merged view is rebuilt from the lists
-   * already fetched, which announces any change.
+   * A reload changed the servers (or their prefixes, tool overrides, the separator, or what the
+   * gate withholds): servers that left are dropped, new ones are listed, and the merged view is
+   * rebuilt from the lists already fetched, which announces any change.
    */
   reconfigure(servers: readonly CatalogServer[], separator: string): void {
     const kept = new Set(servers.map((server) => server.upstream));
@@ -98,6 +101,7 @@ export class Catalog {
       detach();
       this.#detach.delete(upstream);
       this.#lists.delete(upstream.name);
+      this.gate?.observe(upstream.name, undefined);
     }
     this.#servers = servers;
     this.#separator = separator;
@@ -230,7 +234,8 @@ export class Catalog {
       .filter((lists): lists is ServerLists => lists !== undefined);
     const before = this.#view;
     const toolOverrides = new Map(this.servers.flatMap(({ upstream, tools }) => (tools ? [[upstream.name, tools] as const] : [])));
-    this.#view = buildCatalogView(ordered, this.separator, toolOverrides);
+    for (const { upstream } of this.servers) this.gate?.observe(upstream.name, this.#lists.get(upstream.name)?.tools);
+    this.#view = buildCatalogView(ordered, this.separator, toolOverrides, this.gate);
     this.#reportUnmatched(ordered, toolOverrides);
     const changed = changedKinds(before, this.#view);
     if (changed.length === 0) return;

@@ -40,6 +40,7 @@ import { PrincipalSessions } from './principal-sessions.js';
 import { ServerRequestRelay } from './server-requests.js';
 import { SessionOutbox } from './session-outbox.js';
 import { SubscriptionCounter } from './subscriptions.js';
+import { noteWithheld } from './tool-gate.js';
 import { UpstreamLogLevels } from './upstream-log-levels.js';
 import { UpstreamMessageRouter } from './upstream-messages.js';
 
@@ -290,6 +291,7 @@ export class Gateway {
     const { related } = options;
     const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
     const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.cancel('cancelled by the client')) : undefined;
+    let view: CatalogView | undefined;
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -300,7 +302,7 @@ export class Gateway {
           : undefined;
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       const isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
-      const view = isolation ? await this.#sessionViews.viewFor(isolation) : this.options.catalog.view;
+      view = isolation ? await this.#sessionViews.viewFor(isolation) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
@@ -313,6 +315,7 @@ export class Gateway {
       const params = request.params ?? {};
       const named = searchMode && request.method === 'tools/call' ? (calledTool(params) ?? params) : params;
       this.#access.noteDenial(error, this.#endpoints.view(catalog.view, caller.endpoint), routing, caller.principal, request.method, named, trace);
+      if (!trace.denied) noteWithheld(error, view ?? catalog.view, { method: request.method, params: named }, trace);
       return errorResponse(request.id, rpcError.toJson());
     } finally {
       stopAbortOnSignal?.();

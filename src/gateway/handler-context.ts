@@ -12,9 +12,9 @@ import type { SubscriptionCounter } from './subscriptions.js';
 export interface RequestTrace {
   server?: string;
   name?: string;
-  /** Set when policy refused the request (it is still answered as "unknown"), or a server's limit did. */
+  /** Set when policy refused the request, a server's limit did, or the tool is withheld (it is still answered as "unknown"). */
   denied?: boolean;
-  /** Why a limit refused it (server-limits.ts); absent for policy. */
+  /** Why a limit refused it (server-limits.ts), or why a tool is withheld (`pin-mismatch`, `unpinned`); absent for policy. */
   reason?: string;
 }
 

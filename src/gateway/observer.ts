@@ -14,7 +14,7 @@ export interface RequestEvent {
   /** The upstream's own tool/prompt name or resource URI, for calls, gets and reads. */
   readonly name?: string;
   readonly outcome: RequestOutcome;
-  /** Why a `denied` request was refused, when a limit refused it (server-limits.ts); absent for policy. */
+  /** Why a `denied` request was refused: a limit (server-limits.ts) or a withheld tool (`pin-mismatch`, `unpinned`); absent for policy. */
   readonly reason?: string;
   readonly durationMs: number;
   /** The 2025 session's id; empty for a 2026 request. */

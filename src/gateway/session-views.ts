@@ -26,8 +26,10 @@ export class SessionViews {
     if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
     const order = this.routing.servers.map((server) => server.name);
     const lists = [...this.catalog.lists, ...own].sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
-    // A reload that changes overrides also rebuilds the shared view, so the cache above misses then.
-    const view = buildCatalogView(lists, this.routing.separator, toolOverridesOf(this.routing));
+    // A reload that changes overrides or pins also rebuilds the shared view, so the cache above misses then.
+    const gate = this.catalog.gate;
+    for (const { server, tools } of own) gate?.observe(server, tools);
+    const view = buildCatalogView(lists, this.routing.separator, toolOverridesOf(this.routing), gate);
     if (this.#views.size > MAX_CACHED_SESSION_VIEWS) this.#views.clear();
     this.#views.set(session.id, { shared, own, view });
     return view;
