@@ -18,9 +18,11 @@ import { createApp } from './http/app.js';
 import { createQuotaLimiter } from './limits/create-limiter.js';
 import { HttpDrain } from './http/drain.js';
 import { OpenStreams } from './http/sse/open-streams.js';
-import { auditObserver } from './observe/audit.js';
+import { auditObserver, auditWithheldTools } from './observe/audit.js';
 import type { Logger } from './observe/logger.js';
 import { GatewayMetrics } from './observe/metrics.js';
+import { ToolPinning } from './pinning/enforcer.js';
+import { loadPins, pinningFiles } from './pinning/load.js';
 import { policyAccess } from './policy/policy.js';
 import { compileSelection } from './policy/selection.js';
 import { createSessionBackend } from './session/create-backend.js';
@@ -45,6 +47,9 @@ export interface GatewayDeps {
 }
 
 export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload }: GatewayDeps): Promise<RunningGateway> {
+  // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
+  // than one that enforces nothing.
+  const pins = await loadPins(config);
   const sessions = createSessionBackend(
     {
       store: config.sessions.store,
@@ -71,7 +76,13 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         tools: toolOverridesOf(upstream.name),
       };
     });
-  const catalog = new Catalog(catalogServers(), config.namespace.separator, logger);
+  const pinning = new ToolPinning({
+    logger,
+    onWithheld: auditWithheldTools(logger),
+    isServer: (name) => Object.hasOwn(current.mcpServers, name) && current.mcpServers[name]!.enabled,
+  });
+  pinning.configure(config.pinning, pins);
+  const catalog = new Catalog(catalogServers(), config.namespace.separator, logger, pinning);
   catalog.start();
   // Asked on every forwarded request and every view: computed once per config in force.
   let isolated: { config?: Config; servers: IsolatedServer[] } = { servers: [] };
@@ -121,6 +132,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const withEndpoints = Object.keys(config.endpoints).length > 0;
   const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name), endpoints: withEndpoints });
   metrics.watchPool(upstreams);
+  metrics.countPins(pinning);
   const gateway = new Gateway({
     catalog,
     isolation: {
@@ -174,6 +186,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     modern,
     store,
     upstreams,
+    pinning,
     logger,
     isDraining: () => draining,
     metrics,
@@ -197,13 +210,17 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       {
         current: () => current,
         apply: async (next) => {
+          // First, so that a lock file that cannot be read refuses the reload before anything changed.
+          const nextPins = await loadPins(next);
           const previous = current;
           current = next;
           const changes = await upstreams.reconcile(previous, next);
+          pinning.configure(next.pinning, nextPins);
           catalog.reconfigure(catalogServers(), next.namespace.separator);
           serverLimits.configure(next.limits.servers);
           return changes;
         },
+        companionFiles: pinningFiles,
       },
       logger,
     );

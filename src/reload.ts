@@ -30,15 +30,33 @@ export interface ReloadSource {
 
 export interface ReloadTarget {
   current(): Config;
+  /**
+   * Applies a validated config. A ConfigError thrown before anything changed (a file the config
+   * names, such as the lock file, is missing or invalid) refuses the reload like an invalid config.
+   */
   apply(next: Config): Promise<{ added: string[]; removed: string[]; changed: string[] }>;
+  /** Files the config names whose change is a reload too (the lock file); watched beside the config file. */
+  companionFiles?(config: Config): readonly string[];
 }
 
 export function startReloading(source: ReloadSource, target: ReloadTarget, logger: Logger): { close(): void } {
   let running: Promise<void> = Promise.resolve();
-  const watcher = watchConfig(source.file, (trigger) => {
+  const onChange = (trigger: 'file' | 'SIGHUP') => {
     // One reload at a time, in order: a second change waits for the first to be applied.
     running = running.then(() => reloadOnce(trigger));
-  });
+  };
+  const watchedFiles = () => [source.file, ...(target.companionFiles?.(target.current()) ?? [])];
+  let watching = watchedFiles();
+  let watcher = watchConfig(watching, onChange);
+  let closed = false;
+  /** A reload may name other companion files (a new lock file): watch those from now on. */
+  const rewatch = () => {
+    const next = watchedFiles();
+    if (closed || next.join('\u0000') === watching.join('\u0000')) return;
+    watcher.close();
+    watching = next;
+    watcher = watchConfig(watching, onChange);
+  };
 
   async function reloadOnce(trigger: string): Promise<void> {
     let next: Config;
@@ -59,10 +77,20 @@ export function startReloading(source: ReloadSource, target: ReloadTarget, logge
     try {
       const changes = await target.apply(next);
       logger.info({ trigger, ...changes }, 'config reloaded');
+      rewatch();
     } catch (error) {
+      if (error instanceof ConfigError) {
+        logger.error({ trigger, file: error.source ?? source.file, problems: error.problems }, 'config reload refused: the new config is invalid; the running config stays');
+        return;
+      }
       logger.error({ trigger, err: error instanceof Error ? error.message : String(error) }, 'config reload failed');
     }
   }
 
-  return { close: () => watcher.close() };
+  return {
+    close: () => {
+      closed = true;
+      watcher.close();
+    },
+  };
 }

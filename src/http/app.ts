@@ -38,6 +38,8 @@ export interface AppOptions {
   readonly events: SessionEvents;
   readonly openStreams: OpenStreams;
   readonly upstreams: { readonly all: readonly Upstream[] };
+  /** Pinned tool definitions, shown in /readyz (pinning/enforcer.ts). */
+  readonly pinning?: { report(): unknown };
   readonly logger: Logger;
   /** Origin/Host guard, bearer auth, rate limit, RFC 9728 metadata (access-control.ts). */
   readonly access?: AccessControl;

@@ -6,6 +6,7 @@
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
+import type { WithheldToolEvent } from '../pinning/enforcer.js';
 import type { Logger } from './logger.js';
 
 /** The methods that reach one item of one upstream, each worth an audit line. */
@@ -60,6 +61,30 @@ export function auditRefusals(logger: Pick<Logger, 'info'>, endpointOfPath?: (pa
         status: event.status,
         client: event.client,
         ...(event.requestId !== undefined && { requestId: event.requestId }),
+      },
+      'audit',
+    );
+  };
+}
+
+/**
+ * A tool the gateway stopped listing because its live definition is not the pinned one (or has no
+ * pin): one line when it happens, once per tool and live definition. No request caused it, so it
+ * has no method, sub or session; `event` names what happened. Each call of the tool afterwards is
+ * audited as any call, `denied` with the same reason.
+ */
+export function auditWithheldTools(logger: Pick<Logger, 'info'>): (event: WithheldToolEvent) => void {
+  return (event) => {
+    logger.info(
+      {
+        audit: true,
+        event: 'tool-withheld',
+        server: event.server,
+        name: event.name,
+        outcome: 'denied',
+        reason: event.reason,
+        ...(event.pinned !== undefined && { pinned: event.pinned }),
+        live: event.live,
       },
       'audit',
     );

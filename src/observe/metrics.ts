@@ -65,6 +65,11 @@ export interface UpstreamSet {
   onChange(listener: (changes: { readonly added: readonly Upstream[]; readonly removed: readonly Upstream[] }) => void): unknown;
 }
 
+/** Per server, what pinned tool definitions found (pinning/enforcer.ts), read at scrape time. */
+export interface PinCountsSource {
+  counts(): readonly { server: string; changed: number; unpinned: number; missing: number; withheld: number }[];
+}
+
 export interface MetricsOptions {
   /** Where the sessions gauge comes from (SessionStore.count()), read at scrape time. */
   readonly sessions: { count(): Promise<number> };
@@ -105,6 +110,7 @@ export class GatewayMetrics {
   readonly #servers = new Set<string>();
   #listens: { readonly size: number } | undefined;
   #streams: { readonly size: number } | undefined;
+  #pins: PinCountsSource | undefined;
   readonly #isServer: (name: string) => boolean;
   readonly #endpointLabel: boolean;
 
@@ -209,6 +215,32 @@ export class GatewayMetrics {
       },
     });
 
+    // Gauges of the state now, not counters of detections: a tool is withheld while its upstream's
+    // definition differs, and not once the pin is updated. No series while pinning is off.
+    const pinMismatches: Gauge<'server' | 'kind'> = new Gauge({
+      name: 'switchboard_pin_mismatches',
+      help: 'Tools whose live definition does not match the lock file (pinning), by kind: changed (differs from its pin), unpinned (no pin; counted when pinning.unpinnedTools is withhold), missing (pinned, no longer listed)',
+      labelNames: ['server', 'kind'],
+      registers,
+      collect: () => {
+        pinMismatches.reset();
+        for (const counts of this.#pins?.counts() ?? []) {
+          const server = serverSlug(counts.server);
+          for (const kind of ['changed', 'unpinned', 'missing'] as const) pinMismatches.set({ server, kind }, counts[kind]);
+        }
+      },
+    });
+    const toolsWithheld: Gauge<'server'> = new Gauge({
+      name: 'switchboard_tools_withheld',
+      help: 'Tools withheld from clients because their live definition does not match the lock file (pinning: enforce)',
+      labelNames: ['server'],
+      registers,
+      collect: () => {
+        toolsWithheld.reset();
+        for (const counts of this.#pins?.counts() ?? []) toolsWithheld.set({ server: serverSlug(counts.server) }, counts.withheld);
+      },
+    });
+
     this.observer = {
       onRequest: (event) => this.#onRequest(event),
       onNotificationForwarded: (event) => this.#onNotification(event),
@@ -260,6 +292,11 @@ export class GatewayMetrics {
   /** Where `switchboard_listens_open` reads its value at scrape time (the gateway's Listens). */
   countListens(listens: { readonly size: number }): void {
     this.#listens = listens;
+  }
+
+  /** Where `switchboard_pin_mismatches` and `switchboard_tools_withheld` read their values at scrape time. */
+  countPins(source: PinCountsSource): void {
+    this.#pins = source;
   }
 
   /** Where `switchboard_sse_streams_open` reads its value at scrape time (OpenStreams). */

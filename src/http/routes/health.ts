@@ -10,21 +10,25 @@ export interface HealthRouteOptions {
   readonly store: SessionStore;
   /** Read at each request: a reload changes the set. */
   readonly upstreams: { readonly all: readonly Upstream[] };
+  /** Pinned tool definitions: which tools differ from their pins, per server (information; readiness does not depend on it). */
+  readonly pinning?: { report(): unknown };
   isDraining(): boolean;
 }
 
-export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, isDraining }: HealthRouteOptions): void {
+export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, pinning, isDraining }: HealthRouteOptions): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
     const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, upstream.status()]));
-    if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus }, 503);
+    const report = pinning?.report();
+    const pins = report === undefined ? {} : { pinning: report };
+    if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus, ...pins }, 503);
     try {
       await store.ping();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return c.json({ status: 'unavailable', reason, upstreams: upstreamStatus }, 503);
+      return c.json({ status: 'unavailable', reason, upstreams: upstreamStatus, ...pins }, 503);
     }
-    return c.json({ status: 'ready', upstreams: upstreamStatus });
+    return c.json({ status: 'ready', upstreams: upstreamStatus, ...pins });
   });
 }
