@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// The `switchboard` command. Exit codes: 0 ok, 1 invalid config or a failed run, 2 bad command line.
+// The `switchboard` command. Exit codes: 0 ok, 1 invalid config or a failed run, 2 bad command line
+// (`lock` has its own: cli/lock.ts).
 import { parseCommandLine, USAGE } from './cli/args.js';
+import { runLockCommand } from './cli/lock.js';
 import { serveUntilSignalled } from './cli/serve.js';
 import { summariseConfig } from './cli/summary.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { createLogger, type Logger } from './observe/logger.js';
+import { loadPins } from './pinning/load.js';
 import { GATEWAY_VERSION } from './version.js';
 
 async function main(args: readonly string[]): Promise<number> {
@@ -26,6 +29,16 @@ async function main(args: readonly string[]): Promise<number> {
       process.stdout.write(`${command.configFile}: ok (${summariseConfig(config)})\n`);
       return 0;
     }
+    case 'lock': {
+      const code = await runLockCommand(command, process.env, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+      });
+      await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+      // Closed upstream connections may leave keep-alive sockets or exiting children behind a while;
+      // the answer is ready now.
+      return process.exit(code);
+    }
     case 'run': {
       const config = await loadOrReport(command.configFile, command.overrides);
       if (config === undefined) return 1;
@@ -42,15 +55,21 @@ async function main(args: readonly string[]): Promise<number> {
   }
 }
 
-/** The config, or undefined after printing every problem to stderr. */
+/** The config, or undefined after printing every problem to stderr (the lock file's too, when pinning is on). */
 async function loadOrReport(file: string, overrides: Parameters<typeof loadConfig>[2]): Promise<Config | undefined> {
   try {
-    return await loadConfig(file, process.env, overrides);
+    const config = await loadConfig(file, process.env, overrides);
+    await loadPins(config);
+    return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.format()}\n`);
     return undefined;
   }
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
 function createLoggerOrReport(): Logger | undefined {

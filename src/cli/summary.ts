@@ -12,7 +12,11 @@ export function summariseConfig(config: Config): string {
     servers.length === 0 ? 'no servers' : `${servers.length} server${servers.length === 1 ? '' : 's'}: ${servers.join(', ')}`;
   const endpoints = Object.entries(config.endpoints).map(([name, endpoint]) => `${name} ${endpoint.path}${endpoint.discovery === 'search' ? ' [search]' : ''}`);
   const endpointList = endpoints.length === 0 ? '' : `; endpoints: ${endpoints.join(', ')}`;
-  return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}${endpointList}; sessions: ${config.sessions.store}; auth: ${config.auth === undefined ? 'off' : 'on'}`;
+  return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}${endpointList}; sessions: ${config.sessions.store}; auth: ${config.auth === undefined ? 'off' : 'on'}${pinning(config)}`;
+}
+
+function pinning({ pinning: { mode, lockFile } }: Config): string {
+  return mode === 'off' ? '' : `; pinning: ${mode} (${lockFile})`;
 }
 
 /**

@@ -37,4 +37,21 @@ describe('command-line parsing', () => {
   it('answers --help before looking at anything else', () => {
     expect(parseCommandLine(['validate', '--help', '--port', 'x'], {})).toEqual({ kind: 'help' });
   });
+
+  it('takes lock with its config file, --lock and --check', () => {
+    expect(parseCommandLine(['lock', '--config', 'a.yaml'], {})).toEqual({ kind: 'lock', configFile: 'a.yaml', overrides: {}, check: false });
+    expect(parseCommandLine(['lock', 'a.yaml', '--check', '--lock', 'pins.yaml'], {})).toEqual({
+      kind: 'lock',
+      configFile: 'a.yaml',
+      overrides: {},
+      lockFile: 'pins.yaml',
+      check: true,
+    });
+    expect(parseCommandLine(['lock'], { SWITCHBOARD_CONFIG: '/etc/sb.yaml' })).toMatchObject({ kind: 'lock', configFile: '/etc/sb.yaml' });
+  });
+
+  it('refuses --lock and --check without the lock command', () => {
+    expect(parseCommandLine(['--check'], {})).toEqual({ kind: 'usage-error', message: '--check goes with the lock command' });
+    expect(parseCommandLine(['validate', 'a.yaml', '--lock', 'b.yaml'], {})).toEqual({ kind: 'usage-error', message: '--lock goes with the lock command' });
+  });
 });
