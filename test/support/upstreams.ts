@@ -34,7 +34,8 @@ export type FixtureName =
   | 'interactive-server'
   | 'conformance-server'
   | 'conformance-2026-server'
-  | 'modern-server';
+  | 'modern-server'
+  | 'shifting-server';
 /** header-echo-server exists to show HTTP headers, so it has no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server'>;
 
