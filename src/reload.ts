@@ -1,7 +1,8 @@
-// Config reload: on a file change or SIGHUP the new config is validated first; an invalid one
-// changes nothing (the problems are logged). A valid one starts added servers, stops removed ones,
-// replaces changed ones, and re-merges the catalogue, which announces list_changed to sessions.
-// Sessions survive. Settings that cannot change in a running process are named in a warning.
+// Config reload: on a change of the config file (or of a file it names, such as the pinning lock
+// file) or SIGHUP the new config is validated first; an invalid one changes nothing (the problems
+// are logged). A valid one starts added servers, stops removed ones, replaces changed ones, and
+// re-merges the catalogue, which announces list_changed to sessions. Sessions survive. Settings
+// that cannot change in a running process are named in a warning.
 import { ConfigError } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { watchConfig } from './config/watch.js';
