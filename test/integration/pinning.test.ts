@@ -229,6 +229,23 @@ describe('pinning: enforce', () => {
     expect(refusal.file).toBe(join(dir, 'missing.lock.yaml'));
     expect((await readyz(gateway)).body).toMatchObject({ pinning: { lockFile } });
   });
+
+  it('applies a reload that names another lock file, and watches that one from then on', async () => {
+    const otherLock = join(await mkdtemp(join(tmpdir(), 'switchboard-pins-other-')), 'team.lock.yaml');
+    const current = parseLockFile(await readFile(lockFile, 'utf8'));
+    await writeFile(otherLock, renderLockFile(current));
+    gateway.rewriteConfig({ pinning: { mode: 'enforce', lockFile: otherLock }, mcpServers: SERVERS });
+    await vi.waitFor(async () => expect((await readyz(gateway)).body).toMatchObject({ pinning: { lockFile: otherLock } }), POLL);
+    expect(await names(eras[0]!)).toContain('shifting__weather');
+
+    // Back to the first review of weather: the upstream's description is no longer the pinned one.
+    const weather = current.servers.get('shifting')!.get('weather')!;
+    const definition = { ...weather.definition, description: PINNED_DESCRIPTION };
+    const shifting = new Map([...current.servers.get('shifting')!, ['weather', { definition, digest: definitionDigest(definition) }]]);
+    await writeFile(otherLock, renderLockFile({ servers: new Map([...current.servers, ['shifting', shifting]]) }));
+    await vi.waitFor(async () => expect(await names(eras[0]!)).not.toContain('shifting__weather'), POLL);
+    expect((await readyz(gateway)).body).toMatchObject({ pinning: { servers: { shifting: { withheld: ['weather'] } } } });
+  });
 });
 
 describe('pinning: warn', () => {
