@@ -69,7 +69,7 @@ async function main(opts: Options): Promise<number> {
   const host = machine();
   const judged = verdicts({ comparisons, sessions });
   const notes = [
-    `gateways log at ${opts.logLevel} to files (as deployed: one access and one audit line per call at info)`,
+    `gateways log at ${opts.logLevel} to files (as deployed: one audit line per call at info; access lines of plain answers are at debug)`,
     ...(opts.profileTarget !== undefined ? [`${opts.profileTarget}'s front ran under the CPU profiler during its measured rounds: its figures are slowed`] : []),
     ...(opts.gatewayCli !== undefined ? [`gateway CLI ${opts.gatewayCli}`] : []),
     ...(opts.gatewayNodeArgs !== undefined ? [`gateway node options ${opts.gatewayNodeArgs.join(' ')}`] : []),
