@@ -2,13 +2,15 @@
 // `scope` claim (RFC 9068, RFC 8693: one space-separated string) or, as Azure AD and Okta issue
 // them, from `scp` (an array, or a string).
 import type { JWTPayload } from 'jose';
+import type { AccessToken } from './access-token.js';
 import type { Principal } from './principal.js';
 
-export function principalFromClaims(claims: JWTPayload & { sub: string }): Principal {
+export function principalFromClaims(claims: JWTPayload & { sub: string }, token?: AccessToken): Principal {
   return Object.freeze({
     sub: claims.sub,
     scopes: Object.freeze(scopesOf(claims)),
     claims: Object.freeze({ ...claims }),
+    ...(token && { token }),
   });
 }
 

@@ -5,6 +5,7 @@
 // with an unknown `kid` makes jose fetch it again (at most once per cooldown), which is how a key
 // rotation at the identity provider is picked up.
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { AccessToken } from './access-token.js';
 import { audienceMatches } from './audience.js';
 import type { Principal } from './principal.js';
 import { principalFromClaims } from './principal-from-claims.js';
@@ -112,7 +113,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): SharedKeysVe
     }
     if (!audienceMatches(payload.aud, audiences)) throw new TokenRejectedError('the token is not for this resource (aud)');
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejectedError('the token has no subject (sub)');
-    return principalFromClaims(payload as JWTPayload & { sub: string });
+    return principalFromClaims(payload as JWTPayload & { sub: string }, new AccessToken(token));
   }
 
   return { ...verifierFor(options.audience), withAudience: verifierFor };

@@ -3,6 +3,7 @@
 // The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
+import { credentialProblems, credentialsSection } from './credentials.js';
 import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { limitServerProblems } from './limit-servers.js';
@@ -71,6 +72,11 @@ const upstreamCommon = {
   prefix: z.string().regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -').optional(),
   timeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).default(60_000),
   isolation: z.enum(['shared', 'session']).default('shared'),
+  // isolation: session only: at most this many session connections (or processes) on one replica;
+  // the least recently used idle one is closed to make room.
+  maxSessions: lenientNumber(z.number().int().positive().max(100_000)).default(1000),
+  // Each caller reaches the upstream as themself (credentials.ts); absent: the config's own headers or env.
+  credentials: credentialsSection.optional(),
   enabled: lenientBoolean().default(true),
   tools: z.record(z.string().min(1, 'a tool name is not empty'), toolOverride).optional(),
 };
@@ -190,6 +196,13 @@ const sessionsSection = z
     idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600),
     // Every Redis key and channel starts with it, so several deployments can share one Redis.
     keyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'must be 1 to 128 of A-Z a-z 0-9 : _ . -').default('switchboard:'),
+    // Seals the upstream tokens that token exchange obtained before they go to the shared store;
+    // every replica must have the same. An empty string (from `${VAR:-}`) means "not set".
+    credentialKey: z
+      .string()
+      .optional()
+      .transform((value) => (value === '' ? undefined : value))
+      .pipe(z.string().min(32, 'must be at least 32 characters (use a random string, e.g. `openssl rand -base64 32`)').optional()),
   })
   .strict()
   .superRefine((sessions, ctx) => {
@@ -406,6 +419,19 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
     for (const problem of limitServerProblems(config.limits.servers ?? {}, Object.keys(config.mcpServers))) {
+      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+    }
+    const credentialFacts = {
+      servers: Object.fromEntries(
+        Object.entries(config.mcpServers)
+          .filter(([, server]) => server.enabled)
+          .map(([name, server]) => [name, { kind: isStdioUpstream(server) ? ('stdio' as const) : ('http' as const), isolation: server.isolation, credentials: server.credentials }]),
+      ),
+      auth: config.auth !== undefined,
+      store: config.sessions.store,
+      credentialKey: config.sessions.credentialKey,
+    };
+    for (const problem of credentialProblems(credentialFacts)) {
       ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
     }
     // Refinements run on a config with problems elsewhere too (a port out of range makes no URL).

@@ -11,7 +11,7 @@
 
 export const CENSOR = '[redacted]';
 
-const SECRET_KEY = /(?:authorization|cookie|token|secret|password|passwd|api[-_]?key|private[-_]?key|credentials?|session[-_]?id|redis[-_]?url)$/i;
+const SECRET_KEY = /(?:authorization|cookie|token|secret|password|passwd|api[-_]?key|private[-_]?key|credentials?|credential[-_]?key|state[-_]?secret|session[-_]?id|redis[-_]?url)$/i;
 /** Maps whose every value is a secret; their keys stay, so a reader sees which ones were set. */
 const SECRET_MAPS = new Set(['headers', 'env', 'requestheaders']);
 /** Deep enough for a config (config.mcpServers.<name>.headers.<header>) and then some. */
