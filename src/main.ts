@@ -92,7 +92,13 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         config: current,
         servers: Object.entries(current.mcpServers)
           .filter(([, server]) => server.enabled && server.isolation === 'session')
-          .map(([name, server]) => ({ name, prefix: prefixOf(name), transport: isStdioUpstream(server) ? 'stdio' : 'http' })),
+          .map(([name, server]) => ({
+            name,
+            prefix: prefixOf(name),
+            transport: isStdioUpstream(server) ? 'stdio' : 'http',
+            maxSessions: server.maxSessions,
+            ...(server.credentials && { credentials: credentials.of(name, server) }),
+          })),
       };
     }
     return isolated.servers;

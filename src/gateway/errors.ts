@@ -7,6 +7,7 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
 } from '../upstream/errors.js';
+import { CredentialMissingError, CredentialRefusedError, CredentialUnavailableError } from '../credentials/errors.js';
 
 export const JsonRpcCode = {
   ParseError: -32700,
@@ -21,6 +22,12 @@ export const JsonRpcCode = {
   ResourceNotFound: -32002,
   /** Implementation-defined: a limit of limits.servers refused the request (server-limits.ts). */
   LimitExceeded: -32003,
+  /**
+   * Implementation-defined: the caller has no credential of their own for the upstream (none
+   * configured, or the identity provider refused to exchange their token), or the upstream
+   * refused the credential it was given (a 401/403 challenge). `data.reason` says which.
+   */
+  UpstreamCredential: -32004,
 } as const;
 
 export class RpcError extends Error {
@@ -58,6 +65,15 @@ export function toRpcError(error: unknown): RpcError {
     return new RpcError(JsonRpcCode.RequestTimeout, error.message, { server: error.server, timeoutMs: error.timeoutMs });
   }
   if (error instanceof UpstreamUnavailableError) {
+    return new RpcError(JsonRpcCode.UpstreamUnavailable, error.message, { server: error.server });
+  }
+  if (error instanceof CredentialMissingError) {
+    return new RpcError(JsonRpcCode.UpstreamCredential, error.message, { server: error.server, reason: 'missing' });
+  }
+  if (error instanceof CredentialRefusedError) {
+    return new RpcError(JsonRpcCode.UpstreamCredential, error.message, { server: error.server, reason: 'refused', error: error.error });
+  }
+  if (error instanceof CredentialUnavailableError) {
     return new RpcError(JsonRpcCode.UpstreamUnavailable, error.message, { server: error.server });
   }
   if (error instanceof UpstreamCancelledError) {

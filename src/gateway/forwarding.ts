@@ -51,7 +51,8 @@ export class UpstreamForwarding {
     const limit = this.options.limits?.of(server);
     const release = limit && (await this.#admit(limit, request, server, method, params));
     try {
-      const send = this.#sender(request.isolation, server, inFlight, onProgress);
+      trace.credentials ??= this.options.isolated?.has(server) ? this.options.isolated.credentialUse(server) : 'config';
+      const send = this.#sender(caller, request.isolation, server, inFlight, onProgress);
       const progressMapped = onProgress !== undefined;
       const toUpstream = (answers?: UpstreamRetry) =>
         send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
@@ -96,13 +97,15 @@ export class UpstreamForwarding {
    * upstream's era is known.
    */
   #sender(
+    caller: Caller,
     isolation: SessionRecord | undefined,
     server: string,
     inFlight: InFlightRequest,
     onProgress: ((update: ProgressUpdate) => void) | undefined,
   ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
     if (this.options.isolated?.has(server)) {
-      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }) };
+      const principal = caller.principal;
+      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }) };
       const isolated = this.options.isolated;
       const session = isolation;
       if (!session) throw new Error('a session-isolated server needs an isolation session');

@@ -273,6 +273,7 @@ export class Gateway {
       ...(caller.principal && { principal: caller.principal }),
       ...(error && { errorCode: error.code }),
       ...(caller.endpoint !== undefined && { endpoint: caller.endpoint }),
+      ...(trace.credentials !== undefined && { credentials: trace.credentials }),
     });
     return { response, trace };
   }
@@ -302,7 +303,7 @@ export class Gateway {
           : undefined;
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       const isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
-      view = isolation ? await this.#sessionViews.viewFor(isolation) : this.options.catalog.view;
+      view = isolation ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);

@@ -1,5 +1,6 @@
 // What a method handler gets to work with: the caller (a 2025 session or a 2026 request), the merged view as of the request's start,
 // routing, and one way to forward a request to an upstream (with cancellation and progress).
+import type { CredentialUse } from './caller-credentials.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionPatch } from '../session/store.js';
 import type { Caller } from './caller.js';
@@ -16,6 +17,8 @@ export interface RequestTrace {
   denied?: boolean;
   /** Why a limit refused it (server-limits.ts), or why a tool is withheld (`pin-mismatch`, `unpinned`); absent for policy. */
   reason?: string;
+  /** What the request presented upstream: the config's credentials, or the caller's own (and how obtained). */
+  credentials?: CredentialUse;
 }
 
 export interface HandlerContext {

@@ -8,6 +8,7 @@
 //   seconds is gone: the replica takes the session over with a fresh process.
 // - HTTP: the upstream's own session id is kept in the session record, so any replica can
 //   continue that upstream session over its own connection.
+import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
@@ -15,6 +16,7 @@ import { UpstreamUnavailableError } from '../upstream/errors.js';
 import type { SessionUpstreamFactory } from '../upstream/session-upstreams.js';
 import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import type { ServerLists } from './catalog-view.js';
+import { ConnectionCredential, isMissingCredential, type CredentialUse, type ServerCredentials } from './caller-credentials.js';
 import { toRpcError } from './errors.js';
 import { speaksModern } from './upstream-era.js';
 import { isJsonObject, type JsonObject } from './json.js';
@@ -30,6 +32,10 @@ export interface IsolatedServer {
   readonly name: string;
   readonly prefix: string;
   readonly transport: 'stdio' | 'http';
+  /** At most this many session connections on this replica (config maxSessions). */
+  readonly maxSessions: number;
+  /** Per-user credentials; absent: the config's own headers or env, the same for everyone. */
+  readonly credentials?: ServerCredentials;
 }
 
 /** The same whether the request runs here or on the owning replica. */
@@ -37,6 +43,8 @@ export type IsolatedRequestOptions = ForwardedRequestOptions;
 
 interface LocalConnection {
   readonly upstream: Upstream;
+  /** The caller's credential, for a server with per-user credentials. */
+  readonly credential: ConnectionCredential | undefined;
   readonly session: SessionRecord;
   lastUsed: number;
   readonly inFlight: Set<RelatedChannel | undefined>;
@@ -63,6 +71,12 @@ export interface IsolationOptions {
 export class IsolatedServers {
   readonly #local = new Map<string, Map<string, LocalConnection>>();
   readonly #remoteLists = new Map<string, Promise<ServerLists>>();
+  /**
+   * Per server: the lists its last session connection here got, shown to a caller who has no
+   * credential for it when whenMissing is "error" (listed, and answered with what is missing).
+   */
+  readonly #lastLists = new Map<string, Promise<ServerLists>>();
+  readonly #opening = new Map<string, Promise<LocalConnection>>();
   /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
   readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
@@ -81,7 +95,7 @@ export class IsolatedServers {
     this.#forwarding = new OwnerForwarding(options.bus, {
       owns: (session, server) => ownerOf(session, server) === options.bus.replicaId,
       serve: async (session, server, method, params, requestOptions) =>
-        this.#requestLocal(await this.#connection(session, server, false), method, params, requestOptions),
+        this.#requestLocal(await this.#connection(session, server, false, requestOptions.principal), method, params, requestOptions),
     });
   }
 
@@ -120,8 +134,13 @@ export class IsolatedServers {
       if (forwarded.kind === 'answered') return forwarded.result;
       this.options.logger.warn({ server, owner }, 'the replica holding a session-isolated upstream is gone; taking the session over');
     }
-    const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId);
+    const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId, options.principal);
     return this.#requestLocal(connection, method, params, options);
+  }
+
+  /** What a request to `server` presents there, for the audit line. */
+  credentialUse(server: string): CredentialUse {
+    return this.options.servers().find((candidate) => candidate.name === server)?.credentials?.source.mode ?? 'config';
   }
 
   /**
@@ -135,11 +154,16 @@ export class IsolatedServers {
     return this.#lastEra.get(server) ?? false;
   }
 
-  /** The session's own lists of every isolated server, in config order. */
-  async lists(session: SessionRecord): Promise<ServerLists[]> {
+  /**
+   * The session's own lists of every isolated server, in config order. `principal` is the
+   * caller's, for servers with per-user credentials: one without a credential there sees nothing
+   * of it (whenMissing: hide) or the server's last lists here (whenMissing: error).
+   */
+  async lists(session: SessionRecord, principal?: Principal): Promise<ServerLists[]> {
     const all = await Promise.all(
       this.options.servers().map((server) =>
-        this.#listsOf(session, server).catch((error: unknown) => {
+        this.#listsOf(session, server, principal).catch((error: unknown) => {
+          if (isMissingCredential(error)) return server.credentials?.whenMissing === 'error' ? this.#lastLists.get(server.name)?.catch(() => undefined) : undefined;
           this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
           return undefined;
         }),
@@ -173,15 +197,17 @@ export class IsolatedServers {
     return server;
   }
 
-  async #listsOf(session: SessionRecord, server: IsolatedServer): Promise<ServerLists> {
+  async #listsOf(session: SessionRecord, server: IsolatedServer, principal: Principal | undefined): Promise<ServerLists> {
     const local = this.#local.get(session.id)?.get(server.name);
     const owner = server.transport === 'stdio' ? ownerOf(session, server.name) : undefined;
     const remote = owner !== undefined && owner !== this.options.bus.replicaId && !local;
     if (!remote) {
-      const connection = local ?? (await this.#connection(session, server.name, true));
+      const connection = local ?? (await this.#connection(session, server.name, true, principal));
       if (!connection.lists) {
-        const lists = this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal: new AbortController().signal }));
+        const signal = new AbortController().signal;
+        const lists = this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal, ...(principal && { principal }) }));
         connection.lists = lists;
+        if (server.credentials) this.#lastLists.set(server.name, lists);
         // A failed fetch is not remembered: the next request tries again.
         lists.catch(() => {
           if (connection.lists === lists) delete connection.lists;
@@ -192,7 +218,8 @@ export class IsolatedServers {
     const key = listsKey(session.id, server.name);
     let lists = this.#remoteLists.get(key);
     if (!lists) {
-      lists = this.#fetchLists(server, (method, params) => this.request(session, server.name, method, params, { signal: new AbortController().signal }));
+      const signal = new AbortController().signal;
+      lists = this.#fetchLists(server, (method, params) => this.request(session, server.name, method, params, { signal, ...(principal && { principal }) }));
       this.#remoteLists.set(key, lists);
       lists.catch(() => this.#remoteLists.delete(key));
     }
@@ -217,18 +244,34 @@ export class IsolatedServers {
   }
 
   /** This replica's connection for the session, made (and claimed in the record) if needed. */
-  async #connection(session: SessionRecord, server: string, claim: boolean): Promise<LocalConnection> {
+  async #connection(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined): Promise<LocalConnection> {
     const existing = this.#local.get(session.id)?.get(server);
     if (existing) {
       existing.lastUsed = Date.now();
+      await existing.credential?.refresh(principal);
       return existing;
     }
+    // Concurrent first requests of a session (its four lists, say) share one connection.
+    const key = listsKey(session.id, server);
+    let opening = this.#opening.get(key);
+    if (!opening) {
+      opening = this.#open(session, server, claim, principal).finally(() => this.#opening.delete(key));
+      this.#opening.set(key, opening);
+    }
+    return opening;
+  }
+
+  async #open(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined): Promise<LocalConnection> {
     const isolated = this.#server(server);
+    // Resolved first: a caller without a credential gets no connection (and no process).
+    const credential = isolated.credentials && (await ConnectionCredential.resolve(isolated.credentials.source, principal, server));
+    await this.#makeRoom(isolated);
     const stored = upstreamSessionOf(session, server);
     const resume = isolated.transport === 'http' && stored !== undefined && !stored.startsWith(OWNER_PREFIX) ? stored : undefined;
-    const upstream = this.options.factory.create(server, session.id, resume);
+    const upstream = this.options.factory.create(server, session.id, resume, credential && (() => credential.current()));
     const connection: LocalConnection = {
       upstream,
+      credential,
       session,
       lastUsed: Date.now(),
       inFlight: new Set(),
@@ -302,6 +345,35 @@ export class IsolatedServers {
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------------
+
+  /**
+   * Keeps the server within maxSessions connections here: the least recently used idle one is
+   * closed (an HTTP upstream session goes on, continued by id on next use; a process ends, and
+   * the session's next request starts another). All busy: the request is refused, not queued.
+   */
+  async #makeRoom(server: IsolatedServer): Promise<void> {
+    let count = 0;
+    let idlest: { sessionId: string; connection: LocalConnection } | undefined;
+    for (const [sessionId, connections] of this.#local) {
+      const connection = connections.get(server.name);
+      if (!connection) continue;
+      count += 1;
+      if (connection.inFlight.size === 0 && (!idlest || connection.lastUsed < idlest.connection.lastUsed)) idlest = { sessionId, connection };
+    }
+    if (count < server.maxSessions) return;
+    if (!idlest) throw new UpstreamUnavailableError(server.name, `all ${server.maxSessions} of its session connections on this replica are busy (mcpServers.${server.name}.maxSessions)`);
+    await this.#closeOne(idlest.sessionId, server.name);
+  }
+
+  async #closeOne(sessionId: string, server: string): Promise<void> {
+    const connections = this.#local.get(sessionId);
+    const connection = connections?.get(server);
+    if (!connections || !connection) return;
+    connections.delete(server);
+    if (connections.size === 0) this.#local.delete(sessionId);
+    connection.detach();
+    await connection.upstream.stop();
+  }
 
   async #closeLocal(sessionId: string): Promise<void> {
     const connections = this.#local.get(sessionId);

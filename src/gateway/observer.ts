@@ -1,6 +1,7 @@
 // What the gateway tells the rest of the process about the requests it serves: metrics and the
 // audit trail listen here, so the request path itself stays free of both.
 import type { Principal } from '../auth/principal.js';
+import type { CredentialUse } from './caller-credentials.js';
 import type { Era } from './caller.js';
 
 export type RequestOutcome = 'ok' | 'error' | 'denied';
@@ -26,6 +27,8 @@ export interface RequestEvent {
   readonly errorCode?: number;
   /** The configured endpoint the request came in on; absent: the default one (bounded: the config's names). */
   readonly endpoint?: string;
+  /** What the request presented to its upstream: the config's credentials, or the caller's own and how obtained. */
+  readonly credentials?: CredentialUse;
 }
 
 export interface NotificationEvent {

@@ -2,6 +2,7 @@
 // the session's process goes to that owner over the bus; the owner acknowledges at once, then
 // sends back what the upstream says while it works (progress, related messages) and its result.
 // No acknowledgement within a few seconds means the owner is gone, and the caller takes over.
+import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionRecord } from '../session/store.js';
 import type { ProgressUpdate } from '../upstream/types.js';
@@ -12,6 +13,11 @@ import type { RelatedChannel } from './related-channel.js';
 
 export interface ForwardedRequestOptions {
   readonly signal: AbortSignal;
+  /**
+   * Who asks, for per-user credentials. Crosses to the owner without its token (a stdio process
+   * needs the caller's claims to find their secret, never the token).
+   */
+  readonly principal?: Principal;
   readonly onProgress?: (update: ProgressUpdate) => void;
   readonly related?: RelatedChannel;
 }
@@ -90,6 +96,7 @@ export class OwnerForwarding {
         method,
         ...(params && { params }),
         progress: options.onProgress !== undefined,
+        ...(options.principal && { principal: { sub: options.principal.sub, scopes: [...options.principal.scopes], claims: { ...options.principal.claims } } }),
       });
       let timer: NodeJS.Timeout | undefined;
       const heard = await Promise.race([ack, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ACK_TIMEOUT_MS)))]);
@@ -118,6 +125,7 @@ export class OwnerForwarding {
       const result = await this.owner.serve(session, server, String(payload.method), isJsonObject(payload.params) ? payload.params : undefined, {
         signal: abort.signal,
         related,
+        ...(isForwardedPrincipal(payload.principal) && { principal: payload.principal }),
         ...(payload.progress === true && {
           onProgress: (update: ProgressUpdate) => void bus.send(from, Topic.related, { fid, progress: update as unknown as Record<string, unknown> }).catch(() => {}),
         }),
@@ -146,4 +154,8 @@ export class OwnerForwarding {
       waiting.reject(new RpcError(Number(error.code ?? -32603), String(error.message ?? 'the owning replica failed'), error.data));
     }
   }
+}
+
+function isForwardedPrincipal(value: unknown): value is Principal {
+  return isJsonObject(value) && typeof value.sub === 'string' && Array.isArray(value.scopes) && isJsonObject(value.claims) && !('token' in value);
 }

@@ -1,5 +1,6 @@
 // What each session sees: the shared catalogue, plus the lists of its own connections to
 // session-isolated servers, merged in config order, and rebuilt only when either side changed.
+import type { Principal } from '../auth/principal.js';
 import type { SessionRecord } from '../session/store.js';
 import type { Catalog } from './catalog.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
@@ -18,10 +19,11 @@ export class SessionViews {
     private readonly isolated: IsolatedServers | undefined,
   ) {}
 
-  async viewFor(session: SessionRecord): Promise<CatalogView> {
+  /** `principal`: the caller's, for servers with per-user credentials (isolated-servers.ts, lists). */
+  async viewFor(session: SessionRecord, principal?: Principal): Promise<CatalogView> {
     const shared = this.catalog.view;
     if (!this.isolated?.hasAny()) return shared;
-    const own = await this.isolated.lists(session);
+    const own = await this.isolated.lists(session, principal);
     const cached = this.#views.get(session.id);
     if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
     const order = this.routing.servers.map((server) => server.name);

@@ -33,6 +33,8 @@ export function auditObserver(logger: Pick<Logger, 'info'>, { endpoints = false 
           method: event.method,
           ...(event.server !== undefined && { server: event.server }),
           ...(event.name !== undefined && { name: event.name }),
+          // Not "credentials": the logger censors values under keys that name a secret (redact.ts).
+          ...(event.credentials !== undefined && { credentialMode: event.credentials }),
           outcome: event.outcome,
           ...(event.reason !== undefined && { reason: event.reason }),
           ...(event.errorCode !== undefined && { errorCode: event.errorCode }),

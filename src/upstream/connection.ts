@@ -17,7 +17,7 @@ import { LeanHttpTransport } from './http-transport.js';
 import { probeHttpEra } from './http-probe.js';
 import { probeStdioEra } from './stdio-probe.js';
 import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
-import type { JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
+import type { CallerCredential, JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 
 /** The server-to-client requests the gateway relays to its clients. */
@@ -72,6 +72,8 @@ export interface OpenConnectionOptions {
    * this one after an idle close, continues it by id.
    */
   keepsUpstreamSession?: boolean;
+  /** The caller's credential, for a connection of one caller's own (per-user credentials). */
+  credential?: () => CallerCredential;
   /** What earlier connections were asked that this one must ask again. */
   carried?: CarriedState;
   logger: Logger;
@@ -81,18 +83,19 @@ export interface OpenConnectionOptions {
 export async function openConnection(options: OpenConnectionOptions): Promise<UpstreamConnection> {
   const { config } = options;
   if (isStdioUpstream(config)) {
-    const spec = stdioSpec(config);
+    const spec = stdioSpec(config, options.credential?.().env);
     const prior = await probeStdioEra(spec, GATEWAY_CLIENT_CAPABILITIES, STDIO_PROBE_TIMEOUT_MS);
     return connectWith(options, 'stdio', () => stdioTransport(options.name, spec, options.logger), prior);
   }
-  if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config));
-  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) return connectStreamable(options, config);
+  const callerHeaders = options.credential && (() => options.credential!().headers);
+  if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config, callerHeaders));
+  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) return connectStreamable(options, config, callerHeaders);
   // auto: Streamable HTTP first; a server that predates it gets the legacy HTTP+SSE transport.
   try {
-    return await connectStreamable(options, config);
+    return await connectStreamable(options, config, callerHeaders);
   } catch (streamableError) {
     try {
-      const connection = await connectWith(options, 'sse', () => sseTransport(config));
+      const connection = await connectWith(options, 'sse', () => sseTransport(config, callerHeaders));
       options.logger.info({ server: options.name }, 'upstream speaks the legacy HTTP+SSE transport');
       return connection;
     } catch {
@@ -105,9 +108,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Up
  * How to start a stdio server: through `setpriv --pdeathsig SIGKILL` where there is one, so the
  * child dies with the gateway even when the gateway is killed (child-guard.ts).
  */
-function stdioSpec(config: StdioUpstreamConfig): Omit<StdioSpawn, 'stderr'> {
+function stdioSpec(config: StdioUpstreamConfig, callerEnv: Readonly<Record<string, string>> = {}): Omit<StdioSpawn, 'stderr'> {
   const { command, args } = guardedCommand(config.command, config.args);
-  return { command, args, env: { ...config.env }, ...(config.cwd !== undefined && { cwd: config.cwd }) };
+  return { command, args, env: { ...config.env, ...callerEnv }, ...(config.cwd !== undefined && { cwd: config.cwd }) };
 }
 
 function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: Logger): Transport {
@@ -123,23 +126,37 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
  * A 2025 server (a resumed session is one) gets our lean transport (http-transport.ts); a modern
  * one, or one the probe could not place, the SDK's, which negotiates as it always did.
  */
-async function connectStreamable(options: OpenConnectionOptions, config: HttpUpstreamConfig): Promise<UpstreamConnection> {
+async function connectStreamable(options: OpenConnectionOptions, config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Promise<UpstreamConnection> {
   const lean = (sessionId?: string) => () =>
     new LeanHttpTransport({
       url: new URL(config.url),
       headers: config.headers,
+      ...(callerHeaders && { callerHeaders }),
       ...(sessionId !== undefined && { sessionId }),
       endSessionOnClose: options.keepsUpstreamSession !== true,
     });
   if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean(options.resumeSessionId));
   let prior: PriorDiscovery | undefined;
   try {
-    prior = await probeHttpEra({ url: new URL(config.url), headers: config.headers }, GATEWAY_CLIENT_CAPABILITIES, connectTimeoutOf(config));
+    const headers = callerHeaders ? { ...config.headers, ...callerHeaders() } : config.headers;
+    prior = await probeHttpEra({ url: new URL(config.url), headers }, GATEWAY_CLIENT_CAPABILITIES, connectTimeoutOf(config));
   } catch (error) {
     throw new UpstreamUnavailableError(options.name, describeConnectError(error));
   }
   if (prior?.kind === 'legacy') return connectWith(options, 'streamable-http', lean(), prior);
-  return connectWith(options, 'streamable-http', () => streamableTransport(config), prior);
+  return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders), prior);
+}
+
+/** A caller's own headers (per-user credentials), read for every request; absent on a shared connection. */
+type CallerHeaders = (() => Readonly<Record<string, string>>) | undefined;
+
+/** fetch with the caller's headers laid over what the SDK sends (they must win over a configured Authorization). */
+function fetchWithCallerHeaders(callerHeaders: NonNullable<CallerHeaders>): typeof fetch {
+  return (url, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(callerHeaders())) headers.set(name, value);
+    return fetch(url, { ...init, headers });
+  };
 }
 
 /**
@@ -148,14 +165,19 @@ async function connectStreamable(options: OpenConnectionOptions, config: HttpUps
  * so a POST must keep it. (The 2025 hot path that once dropped it to save a listener per call no
  * longer runs here.)
  */
-function streamableTransport(config: HttpUpstreamConfig): Transport {
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } });
+function streamableTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Transport {
+  return new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: { ...config.headers } },
+    ...(callerHeaders && { fetch: fetchWithCallerHeaders(callerHeaders) }),
+  });
 }
 
-function sseTransport(config: HttpUpstreamConfig): Transport {
+function sseTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Transport {
+  const withCaller = callerHeaders && fetchWithCallerHeaders(callerHeaders);
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers: { ...config.headers } },
-    eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...config.headers } }) },
+    ...(withCaller && { fetch: withCaller }),
+    eventSourceInit: { fetch: (url, init) => (withCaller ?? fetch)(url, { ...init, headers: { ...init?.headers, ...config.headers } }) },
   });
 }
 

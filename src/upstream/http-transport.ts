@@ -15,6 +15,8 @@ export interface LeanHttpOptions {
   readonly url: URL;
   /** Sent with every request: the upstream's credentials from the config, never a client's. */
   readonly headers: Readonly<Record<string, string>>;
+  /** A caller's own headers (per-user credentials), read for every request, winning over `headers`. */
+  readonly callerHeaders?: () => Readonly<Record<string, string>>;
   /** An upstream session to continue (`isolation: session`): no initialize, this Mcp-Session-Id. */
   readonly sessionId?: string;
   /**
@@ -35,6 +37,7 @@ export class LeanHttpTransport implements Transport {
   onmessage?: Transport['onmessage'];
   readonly #url: string;
   readonly #headers: Record<string, string>;
+  readonly #callerHeaders: (() => Readonly<Record<string, string>>) | undefined;
   readonly #endSessionOnClose: boolean;
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
@@ -51,6 +54,7 @@ export class LeanHttpTransport implements Transport {
     // Lower case, so that ours (content-type, accept, the session's) replace a configured one
     // instead of travelling next to it.
     this.#headers = lowerCased(options.headers);
+    this.#callerHeaders = options.callerHeaders;
     this.#sessionId = options.sessionId;
     this.#endSessionOnClose = options.endSessionOnClose;
   }
@@ -113,7 +117,7 @@ export class LeanHttpTransport implements Transport {
   }
 
   #headersFor(accept: string, withSession: boolean): Record<string, string> {
-    const headers: Record<string, string> = { ...this.#headers, accept };
+    const headers: Record<string, string> = this.#callerHeaders ? { ...this.#headers, ...lowerCased(this.#callerHeaders()), accept } : { ...this.#headers, accept };
     if (withSession && this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
     if (this.#protocolVersion !== undefined) headers['mcp-protocol-version'] = this.#protocolVersion;
     return headers;

@@ -4,18 +4,21 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observe/logger.js';
 import { SupervisedUpstream } from './supervised-upstream.js';
-import type { Upstream } from './types.js';
+import type { CallerCredential, Upstream } from './types.js';
 
 export interface SessionUpstreamFactory {
-  /** A started upstream for one session; `resume` is an HTTP upstream session id to continue. */
-  create(server: string, sessionId: string, resume: string | undefined): Upstream;
+  /**
+   * A started upstream for one session; `resume` is an HTTP upstream session id to continue,
+   * `credential` the caller's own (per-user credentials).
+   */
+  create(server: string, sessionId: string, resume: string | undefined, credential?: () => CallerCredential): Upstream;
   /** The upstream session id an HTTP connection got, once connected. */
   sessionIdOf(upstream: Upstream): string | undefined;
 }
 
 export function sessionUpstreamFactory(config: () => Config, logger: Logger): SessionUpstreamFactory {
   return {
-    create(server, sessionId, resume) {
+    create(server, sessionId, resume, credential) {
       // Own keys only: a server named "toString" must not find Object.prototype's.
       const servers = config().mcpServers;
       const serverConfig = Object.hasOwn(servers, server) ? servers[server] : undefined;
@@ -25,6 +28,7 @@ export function sessionUpstreamFactory(config: () => Config, logger: Logger): Se
         // A session's own process is not pinged: it lives only as long as the session uses it.
         ping: false,
         keepsUpstreamSession: true,
+        ...(credential && { credential }),
       });
       upstream.start();
       return upstream;

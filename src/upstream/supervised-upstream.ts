@@ -11,6 +11,7 @@ import { openConnection, type UpstreamConnection } from './connection.js';
 import { UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
 import { DEFAULT_PING, startPinging, type PingOptions } from './health-check.js';
 import type {
+  CallerCredential,
   JsonObject,
   ServerRequestHandler,
   Upstream,
@@ -39,6 +40,8 @@ export interface SupervisionOptions {
   readonly resumeSessionId?: string;
   /** The upstream HTTP session belongs to a gateway session and outlives each connection (see connection.ts). */
   readonly keepsUpstreamSession?: boolean;
+  /** The caller's credential, for a connection of one caller's own (per-user credentials). */
+  readonly credential?: () => CallerCredential;
 }
 
 export class SupervisedUpstream implements Upstream {
@@ -56,6 +59,7 @@ export class SupervisedUpstream implements Upstream {
   #serverRequestHandler: ServerRequestHandler | undefined;
   readonly #resume: string | undefined;
   readonly #keepsUpstreamSession: boolean;
+  readonly #credential: (() => CallerCredential) | undefined;
   readonly #logger: Logger;
   readonly backoff: BackoffOptions;
   readonly #ping: PingOptions | false;
@@ -75,6 +79,7 @@ export class SupervisedUpstream implements Upstream {
     this.#ping = options.ping ?? DEFAULT_PING;
     this.#resume = options.resumeSessionId;
     this.#keepsUpstreamSession = options.keepsUpstreamSession === true;
+    this.#credential = options.credential;
     this.#failures = new ConsecutiveFailures(options.circuitThreshold ?? DEFAULT_CIRCUIT_THRESHOLD);
     this.#settled = new Promise((resolve) => (this.#markSettled = resolve));
   }
@@ -158,6 +163,7 @@ export class SupervisedUpstream implements Upstream {
         // Only the first connection continues the recorded session; a reconnect starts afresh.
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
         keepsUpstreamSession: this.#keepsUpstreamSession,
+        ...(this.#credential && { credential: this.#credential }),
         carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {

@@ -65,6 +65,16 @@ export interface UpstreamRequestOptions {
 
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * What one caller's own connection presents to its upstream (per-user credentials): HTTP headers,
+ * read again for every request so a renewed token goes out at once, and a process's environment,
+ * read when the process starts. The config's own headers and env still apply; these win.
+ */
+export interface CallerCredential {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly env: Readonly<Record<string, string>>;
+}
+
 export interface UpstreamStatus {
   readonly state: UpstreamState;
   readonly transport?: string;
