@@ -3,6 +3,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
+import { readBearerChallenge } from '../../src/upstream/auth-challenge.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
@@ -80,6 +81,12 @@ describe('guarded-server', () => {
     expect(response.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource", error="invalid_token", error_description="${why}"`,
     );
+    // What the gateway will read of it.
+    expect(readBearerChallenge(response.headers.get('www-authenticate'))).toEqual({
+      resourceMetadata: `${origin}/.well-known/oauth-protected-resource`,
+      error: 'invalid_token',
+      errorDescription: why.replaceAll('\\"', '"'),
+    });
   });
 
   it('tells the holder of a valid JWT who it is for, and counts their requests', async () => {
