@@ -1,5 +1,6 @@
 // What can go wrong when the gateway talks to an upstream, in the gateway's own terms: the rest of
 // the code maps these to JSON-RPC errors without knowing anything about the client SDK.
+import type { BearerChallenge } from './auth-challenge.js';
 
 /** The upstream answered with a JSON-RPC error: passed on with its code, message and data. */
 export class UpstreamRpcError extends Error {
@@ -46,4 +47,39 @@ export class UpstreamCancelledError extends Error {
     super(`request ${method} to upstream "${server}" was cancelled`);
     this.name = 'UpstreamCancelledError';
   }
+}
+
+/**
+ * The upstream answered 401 or 403 to the credentials the gateway sent on the caller's behalf. The
+ * message carries what its challenge says, so the caller learns why and where to look, e.g.
+ * `upstream "github" refused the gateway's credentials (401 invalid_token: token expired); its
+ * authorization is described at https://api.example/.well-known/oauth-protected-resource`.
+ */
+export class UpstreamAuthChallengeError extends Error {
+  constructor(
+    readonly server: string,
+    readonly status: number,
+    /** From its WWW-Authenticate header (auth-challenge.ts); undefined when it sent none. */
+    readonly challenge: BearerChallenge | undefined,
+  ) {
+    super(authChallengeMessage(server, status, challenge));
+    this.name = 'UpstreamAuthChallengeError';
+  }
+}
+
+// The upstream's words reach the client and the logs: printable, and not a page long.
+const MAX_QUOTED = 200;
+const shown = (text: string) => {
+  const printable = text.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '');
+  return printable.length > MAX_QUOTED ? `${printable.slice(0, MAX_QUOTED)}...` : printable;
+};
+
+function authChallengeMessage(server: string, status: number, challenge: BearerChallenge | undefined): string {
+  let why = String(status);
+  if (challenge?.error) why += ` ${shown(challenge.error)}`;
+  if (challenge?.errorDescription) why += `: ${shown(challenge.errorDescription)}`;
+  let message = `upstream "${server}" refused the gateway's credentials (${why})`;
+  if (challenge?.scope) message += `; it asks for the scope "${shown(challenge.scope.join(' '))}"`;
+  if (challenge?.resourceMetadata) message += `; its authorization is described at ${shown(challenge.resourceMetadata)}`;
+  return message;
 }

@@ -31,13 +31,14 @@ export type FixtureName =
   | 'odd-names-server'
   | 'silent-server'
   | 'header-echo-server'
+  | 'guarded-server'
   | 'interactive-server'
   | 'conformance-server'
   | 'conformance-2026-server'
   | 'modern-server'
   | 'shifting-server';
-/** header-echo-server exists to show HTTP headers, so it has no stdio mode. */
-export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server'>;
+/** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
+export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 
 const STARTUP_TIMEOUT_MS = 20_000;
 const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -136,4 +137,19 @@ export function modernServerStdio(eras: 'dual' | 'modern' = 'modern'): StdioUpst
 /** modern-server over Streamable HTTP: `dual` serves 2025 sessions too, `modern` refuses them. */
 export function startModernServerHttp(eras: 'dual' | 'modern'): Promise<HttpUpstream> {
   return startHttpFixture('modern-server', { ERAS: eras });
+}
+
+export interface GuardOptions {
+  /** JWTs signed by a key of this set, for `audience` (and `issuer`, when given), are accepted. */
+  readonly jwks?: { readonly url: string; readonly audience: string; readonly issuer?: string };
+  /** Plain tokens accepted as these users (a perUser secret is one): token -> user name. */
+  readonly staticTokens?: Readonly<Record<string, string>>;
+}
+
+/** guarded-server over Streamable HTTP: every request needs a bearer token it accepts (see there). */
+export function startGuardedServer({ jwks, staticTokens }: GuardOptions): Promise<HttpUpstream> {
+  return startHttpFixture('guarded-server', {
+    ...(jwks && { GUARD_JWKS_URL: jwks.url, GUARD_AUDIENCE: jwks.audience, ...(jwks.issuer !== undefined && { GUARD_ISSUER: jwks.issuer }) }),
+    ...(staticTokens && { GUARD_STATIC_TOKENS: JSON.stringify(staticTokens) }),
+  });
 }
