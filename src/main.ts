@@ -29,6 +29,10 @@ import { createSessionBackend } from './session/create-backend.js';
 import { startReloading, type ReloadSource } from './reload.js';
 import { UpstreamPool } from './upstream/pool.js';
 import { sessionUpstreamFactory } from './upstream/session-upstreams.js';
+import { SupervisedUpstream } from './upstream/supervised-upstream.js';
+import { CredentialSources } from './credentials/sources.js';
+import { LazyTokenCache } from './credentials/lazy-token-cache.js';
+import { tokenExchangeSource } from './credentials/exchange-source.js';
 
 export interface RunningGateway {
   /** The MCP endpoint's URL, with the port actually bound (port 0 picks a free one). */
@@ -62,7 +66,15 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const { store, events, bus } = sessions;
   // The config in force: a reload replaces it, and everything below reads it through here.
   let current = config;
-  const upstreams = new UpstreamPool(config, logger);
+  // An upstream's 401s are counted (switchboard_upstream_auth_challenges_total); none comes before
+  // the metrics below exist, since every connection is made asynchronously.
+  const onAuthChallenge = (server: string, status: number) => metrics.countAuthChallenge(server, status);
+  const upstreams = new UpstreamPool(config, logger, (name, server, log) => new SupervisedUpstream(name, server, log, { onAuthChallenge }));
+  const tokenCache = new LazyTokenCache(config, logger);
+  const credentials = new CredentialSources({
+    logger,
+    tokenExchange: (name, exchange) => tokenExchangeSource(name, exchange, tokenCache.get(), { logger }),
+  });
   // The default prefix is the name's slug: tool names must fit [A-Za-z0-9_-], names as users write them need not.
   const prefixOf = (name: string) => current.mcpServers[name]?.prefix ?? serverSlug(name);
   const toolOverridesOf = (name: string) => toolOverridesFrom(current.mcpServers[name]?.tools);
@@ -143,7 +155,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     catalog,
     isolation: {
       servers: isolatedServers,
-      factory: sessionUpstreamFactory(() => current, logger),
+      factory: sessionUpstreamFactory(() => current, logger, onAuthChallenge),
       idleTimeoutMs: config.sessions.idleTimeoutSeconds * 1000,
     },
     upstreams,
@@ -258,6 +270,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         await sessions.close();
         await access.close();
         await serverLimits.close();
+        await tokenCache.close();
         logger.info('switchboard stopped');
       })();
       return closing;

@@ -25,3 +25,10 @@ export interface CredentialSource {
    */
   resolve(principal: Principal): Promise<UpstreamCredential>;
 }
+
+/** A server's per-user credentials, as the config in force sets them. */
+export interface ServerCredentials {
+  readonly source: CredentialSource;
+  /** A caller without one: the server left out of their lists, or listed and answered with the error. */
+  readonly whenMissing: 'hide' | 'error';
+}

@@ -5,14 +5,9 @@
 import type { Principal } from '../auth/principal.js';
 import { CredentialMissingError, CredentialRefusedError } from '../credentials/errors.js';
 import type { CredentialMode, CredentialSource, UpstreamCredential } from '../credentials/types.js';
-import type { CallerCredential } from '../upstream/types.js';
 
-/** A server's per-user credentials, as the config in force sets them. */
-export interface ServerCredentials {
-  readonly source: CredentialSource;
-  /** A caller without one: the server left out of their lists, or listed and answered with the error. */
-  readonly whenMissing: 'hide' | 'error';
-}
+export type { ServerCredentials } from '../credentials/types.js';
+import type { CallerCredential } from '../upstream/types.js';
 
 /** What a request that reached an upstream presented there, for the audit line. */
 export type CredentialUse = CredentialMode | 'config';

@@ -2,6 +2,7 @@
 // from upstreams become them. "Denied" and "unknown" are the same error on purpose: a client must
 // not learn from the error that a tool it may not call exists.
 import {
+  UpstreamAuthChallengeError,
   UpstreamCancelledError,
   UpstreamRpcError,
   UpstreamTimeoutError,
@@ -66,6 +67,16 @@ export function toRpcError(error: unknown): RpcError {
   }
   if (error instanceof UpstreamUnavailableError) {
     return new RpcError(JsonRpcCode.UpstreamUnavailable, error.message, { server: error.server });
+  }
+  if (error instanceof UpstreamAuthChallengeError) {
+    const { challenge } = error;
+    return new RpcError(JsonRpcCode.UpstreamCredential, error.message, {
+      server: error.server,
+      reason: 'challenge',
+      status: error.status,
+      ...(challenge?.resourceMetadata !== undefined && { resourceMetadata: challenge.resourceMetadata }),
+      ...(challenge?.error !== undefined && { error: challenge.error }),
+    });
   }
   if (error instanceof CredentialMissingError) {
     return new RpcError(JsonRpcCode.UpstreamCredential, error.message, { server: error.server, reason: 'missing' });

@@ -431,7 +431,8 @@ function waitUntilReady(upstream: Upstream, timeoutMs: number): Promise<void> {
         // A session's own process that cannot start is an error for this request, not a wait.
         clearTimeout(timer);
         off();
-        reject(new UpstreamUnavailableError(upstream.name, upstream.status().lastError ?? 'it could not start'));
+        // (An HTTP upstream that refused the caller's credential says so: a challenge, not an outage.)
+        reject(upstream.unavailability() ?? new UpstreamUnavailableError(upstream.name, 'it could not start'));
       }
     });
   });

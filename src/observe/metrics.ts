@@ -105,6 +105,7 @@ export class GatewayMetrics {
   readonly #upstreamConnectFailures: Counter<'server'>;
   readonly #httpRequests: Counter<'route' | 'method' | 'status'>;
   readonly #limitRefusals: Counter<'server' | 'kind'>;
+  readonly #authChallenges: Counter<'server' | 'status'>;
   readonly #sessionsActive: Gauge;
   readonly #sessionStoreUp: Gauge;
   readonly #servers = new Set<string>();
@@ -156,6 +157,12 @@ export class GatewayMetrics {
       name: 'switchboard_upstream_connect_failures_total',
       help: 'Connection attempts to an upstream that failed (each is retried with backoff)',
       labelNames: ['server'],
+      registers,
+    });
+    this.#authChallenges = new Counter({
+      name: 'switchboard_upstream_auth_challenges_total',
+      help: 'Requests an upstream refused with 401 (or 403 with a challenge): the credentials the gateway presented, its own or a caller\'s, were not accepted',
+      labelNames: ['server', 'status'],
       registers,
     });
     this.#httpRequests = new Counter({
@@ -302,6 +309,11 @@ export class GatewayMetrics {
   /** Where `switchboard_sse_streams_open` reads its value at scrape time (OpenStreams). */
   countStreams(streams: { readonly size: number }): void {
     this.#streams = streams;
+  }
+
+  /** An upstream refused the credentials it was given (upstream/challenges.ts). */
+  countAuthChallenge(server: string, status: number): void {
+    if (this.#isServer(server)) this.#authChallenges.inc({ server: serverSlug(server), status: String(status) });
   }
 
   /** One answered HTTP request; `route` must come from a fixed set (see observe-requests.ts). */

@@ -14,6 +14,7 @@ import { negotiatedInfo, negotiationFor, STDIO_PROBE_TIMEOUT_MS } from './negoti
 import { describeConnectError, errorMessage, isNotInEra, translateRequestError } from './request-errors.js';
 import { pipeLinesToLog } from './stderr-log.js';
 import { LeanHttpTransport } from './http-transport.js';
+import { ConnectionChallenges, type ChallengeListener } from './challenges.js';
 import { probeHttpEra } from './http-probe.js';
 import { probeStdioEra } from './stdio-probe.js';
 import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
@@ -76,6 +77,8 @@ export interface OpenConnectionOptions {
   credential?: () => CallerCredential;
   /** What earlier connections were asked that this one must ask again. */
   carried?: CarriedState;
+  /** Told of each 401/403 challenge the upstream sends. */
+  onAuthChallenge?: ChallengeListener;
   logger: Logger;
   handlers: ConnectionHandlers;
 }
@@ -88,14 +91,15 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Up
     return connectWith(options, 'stdio', () => stdioTransport(options.name, spec, options.logger), prior);
   }
   const callerHeaders = options.credential && (() => options.credential!().headers);
-  if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config, callerHeaders));
-  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) return connectStreamable(options, config, callerHeaders);
+  const challenges = new ConnectionChallenges(options.name, options.onAuthChallenge);
+  if (config.transport === 'sse') return connectWith(options, 'sse', () => sseTransport(config, callerHeaders, challenges), undefined, challenges);
+  if (config.transport === 'streamable-http' || options.resumeSessionId !== undefined) return connectStreamable(options, config, callerHeaders, challenges);
   // auto: Streamable HTTP first; a server that predates it gets the legacy HTTP+SSE transport.
   try {
-    return await connectStreamable(options, config, callerHeaders);
+    return await connectStreamable(options, config, callerHeaders, challenges);
   } catch (streamableError) {
     try {
-      const connection = await connectWith(options, 'sse', () => sseTransport(config, callerHeaders));
+      const connection = await connectWith(options, 'sse', () => sseTransport(config, callerHeaders, challenges), undefined, challenges);
       options.logger.info({ server: options.name }, 'upstream speaks the legacy HTTP+SSE transport');
       return connection;
     } catch {
@@ -126,16 +130,22 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
  * A 2025 server (a resumed session is one) gets our lean transport (http-transport.ts); a modern
  * one, or one the probe could not place, the SDK's, which negotiates as it always did.
  */
-async function connectStreamable(options: OpenConnectionOptions, config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Promise<UpstreamConnection> {
+async function connectStreamable(
+  options: OpenConnectionOptions,
+  config: HttpUpstreamConfig,
+  callerHeaders: CallerHeaders,
+  challenges: ConnectionChallenges,
+): Promise<UpstreamConnection> {
   const lean = (sessionId?: string) => () =>
     new LeanHttpTransport({
       url: new URL(config.url),
       headers: config.headers,
       ...(callerHeaders && { callerHeaders }),
+      onRefused: (status, wwwAuthenticate) => challenges.saw(status, wwwAuthenticate),
       ...(sessionId !== undefined && { sessionId }),
       endSessionOnClose: options.keepsUpstreamSession !== true,
     });
-  if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean(options.resumeSessionId));
+  if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean(options.resumeSessionId), undefined, challenges);
   let prior: PriorDiscovery | undefined;
   try {
     const headers = callerHeaders ? { ...config.headers, ...callerHeaders() } : config.headers;
@@ -143,20 +153,21 @@ async function connectStreamable(options: OpenConnectionOptions, config: HttpUps
   } catch (error) {
     throw new UpstreamUnavailableError(options.name, describeConnectError(error));
   }
-  if (prior?.kind === 'legacy') return connectWith(options, 'streamable-http', lean(), prior);
-  return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders), prior);
+  if (prior?.kind === 'legacy') return connectWith(options, 'streamable-http', lean(), prior, challenges);
+  return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges);
 }
 
 /** A caller's own headers (per-user credentials), read for every request; absent on a shared connection. */
 type CallerHeaders = (() => Readonly<Record<string, string>>) | undefined;
 
 /** fetch with the caller's headers laid over what the SDK sends (they must win over a configured Authorization). */
-function fetchWithCallerHeaders(callerHeaders: NonNullable<CallerHeaders>): typeof fetch {
-  return (url, init) => {
+function fetchWithCallerHeaders(callerHeaders: CallerHeaders, challenges: ConnectionChallenges): typeof fetch {
+  if (!callerHeaders) return challenges.watching(fetch);
+  return challenges.watching((url, init) => {
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(callerHeaders())) headers.set(name, value);
     return fetch(url, { ...init, headers });
-  };
+  });
 }
 
 /**
@@ -165,19 +176,19 @@ function fetchWithCallerHeaders(callerHeaders: NonNullable<CallerHeaders>): type
  * so a POST must keep it. (The 2025 hot path that once dropped it to save a listener per call no
  * longer runs here.)
  */
-function streamableTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Transport {
+function streamableTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders, challenges: ConnectionChallenges): Transport {
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: { ...config.headers } },
-    ...(callerHeaders && { fetch: fetchWithCallerHeaders(callerHeaders) }),
+    fetch: fetchWithCallerHeaders(callerHeaders, challenges),
   });
 }
 
-function sseTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders): Transport {
-  const withCaller = callerHeaders && fetchWithCallerHeaders(callerHeaders);
+function sseTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders, challenges: ConnectionChallenges): Transport {
+  const withCaller = fetchWithCallerHeaders(callerHeaders, challenges);
   return new SSEClientTransport(new URL(config.url), {
     requestInit: { headers: { ...config.headers } },
-    ...(withCaller && { fetch: withCaller }),
-    eventSourceInit: { fetch: (url, init) => (withCaller ?? fetch)(url, { ...init, headers: { ...init?.headers, ...config.headers } }) },
+    fetch: withCaller,
+    eventSourceInit: { fetch: (url, init) => withCaller(url, { ...init, headers: { ...init?.headers, ...config.headers } }) },
   });
 }
 
@@ -191,6 +202,8 @@ async function connectWith(
   makeTransport: () => Transport,
   /** The era, when it was asked beforehand (a stdio server's sibling probe): no probe on this connection. */
   prior?: PriorDiscovery,
+  /** An HTTP connection's 401/403 challenges, which explain a failure better than the transport's status. */
+  challenges?: ConnectionChallenges,
 ): Promise<UpstreamConnection> {
   const { name, config, handlers } = options;
   const client = new Client(GATEWAY_IMPLEMENTATION, {
@@ -227,6 +240,7 @@ async function connectWith(
   client.onerror = () => {};
 
   const connectTimeoutMs = connectTimeoutOf(config);
+  const connectMark = challenges?.mark ?? 0;
   const transport = makeTransport();
   let info: UpstreamInfo;
   let path: EraPath;
@@ -249,16 +263,19 @@ async function connectWith(
   } catch (error) {
     closing = true;
     await client.close().catch(() => {});
+    const refused = challenges?.since(connectMark);
+    if (refused) throw refused;
     throw error instanceof UpstreamUnavailableError ? error : new UpstreamUnavailableError(name, describeConnectError(error));
   }
 
   return {
     info,
     async request(method, params, requestOptions) {
+      const mark = challenges?.mark ?? 0;
       try {
         return await path.request(method, params, requestOptions);
       } catch (error) {
-        throw translateRequestError(name, method, requestOptions.timeoutMs, error, requestOptions.signal);
+        throw challenges?.since(mark) ?? translateRequestError(name, method, requestOptions.timeoutMs, error, requestOptions.signal);
       }
     },
     async ping(timeoutMs) {

@@ -25,6 +25,8 @@ export interface LeanHttpOptions {
    * close, continues it by id).
    */
   readonly endSessionOnClose: boolean;
+  /** Told of every refused request's status and WWW-Authenticate header (challenges.ts). */
+  readonly onRefused?: (status: number, wwwAuthenticate: string | undefined) => void;
 }
 
 const POST_ACCEPT = 'application/json, text/event-stream';
@@ -39,6 +41,7 @@ export class LeanHttpTransport implements Transport {
   readonly #headers: Record<string, string>;
   readonly #callerHeaders: (() => Readonly<Record<string, string>>) | undefined;
   readonly #endSessionOnClose: boolean;
+  readonly #onRefused: LeanHttpOptions['onRefused'];
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #listen: ListenStream | undefined;
@@ -57,6 +60,7 @@ export class LeanHttpTransport implements Transport {
     this.#callerHeaders = options.callerHeaders;
     this.#sessionId = options.sessionId;
     this.#endSessionOnClose = options.endSessionOnClose;
+    this.#onRefused = options.onRefused;
   }
 
   get sessionId(): string | undefined {
@@ -82,7 +86,10 @@ export class LeanHttpTransport implements Transport {
     const headers = this.#headersFor(POST_ACCEPT, !initialize);
     headers['content-type'] = 'application/json';
     const { statusCode, headers: answer, body } = await request(this.#url, { method: 'POST', headers, body: JSON.stringify(message) });
-    if (statusCode < 200 || statusCode >= 300) return this.#refused(statusCode, await body.text().catch(() => ''), initialize);
+    if (statusCode < 200 || statusCode >= 300) {
+      this.#onRefused?.(statusCode, headerValue(answer['www-authenticate']) || undefined);
+      return this.#refused(statusCode, await body.text().catch(() => ''), initialize);
+    }
     if (initialize) this.#sessionId = headerValue(answer['mcp-session-id']) || undefined;
     if (statusCode === 202 || !('id' in message && 'method' in message)) {
       await body.dump();

@@ -3,6 +3,7 @@
 // the session, and for HTTP continuing the upstream session the session record remembers.
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../observe/logger.js';
+import type { ChallengeListener } from './challenges.js';
 import { SupervisedUpstream } from './supervised-upstream.js';
 import type { CallerCredential, Upstream } from './types.js';
 
@@ -16,7 +17,7 @@ export interface SessionUpstreamFactory {
   sessionIdOf(upstream: Upstream): string | undefined;
 }
 
-export function sessionUpstreamFactory(config: () => Config, logger: Logger): SessionUpstreamFactory {
+export function sessionUpstreamFactory(config: () => Config, logger: Logger, onAuthChallenge?: ChallengeListener): SessionUpstreamFactory {
   return {
     create(server, sessionId, resume, credential) {
       // Own keys only: a server named "toString" must not find Object.prototype's.
@@ -29,6 +30,7 @@ export function sessionUpstreamFactory(config: () => Config, logger: Logger): Se
         ping: false,
         keepsUpstreamSession: true,
         ...(credential && { credential }),
+        ...(onAuthChallenge && { onAuthChallenge }),
       });
       upstream.start();
       return upstream;

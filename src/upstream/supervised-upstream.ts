@@ -8,7 +8,8 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { CarriedStateRecorder } from './carried-state.js';
 import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
-import { UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
+import { UpstreamAuthChallengeError, UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
+import type { ChallengeListener } from './challenges.js';
 import { DEFAULT_PING, startPinging, type PingOptions } from './health-check.js';
 import type {
   CallerCredential,
@@ -42,6 +43,8 @@ export interface SupervisionOptions {
   readonly keepsUpstreamSession?: boolean;
   /** The caller's credential, for a connection of one caller's own (per-user credentials). */
   readonly credential?: () => CallerCredential;
+  /** Told of each 401/403 challenge the upstream sends (a metric counts them). */
+  readonly onAuthChallenge?: ChallengeListener;
 }
 
 export class SupervisedUpstream implements Upstream {
@@ -60,6 +63,9 @@ export class SupervisedUpstream implements Upstream {
   readonly #resume: string | undefined;
   readonly #keepsUpstreamSession: boolean;
   readonly #credential: (() => CallerCredential) | undefined;
+  readonly #onAuthChallenge: ChallengeListener | undefined;
+  /** The last attempt refused the gateway's credentials: what requests meanwhile are told. */
+  #refusal: UpstreamAuthChallengeError | undefined;
   readonly #logger: Logger;
   readonly backoff: BackoffOptions;
   readonly #ping: PingOptions | false;
@@ -80,6 +86,7 @@ export class SupervisedUpstream implements Upstream {
     this.#resume = options.resumeSessionId;
     this.#keepsUpstreamSession = options.keepsUpstreamSession === true;
     this.#credential = options.credential;
+    this.#onAuthChallenge = options.onAuthChallenge;
     this.#failures = new ConsecutiveFailures(options.circuitThreshold ?? DEFAULT_CIRCUIT_THRESHOLD);
     this.#settled = new Promise((resolve) => (this.#markSettled = resolve));
   }
@@ -121,9 +128,14 @@ export class SupervisedUpstream implements Upstream {
     return this.#settled;
   }
 
+  unavailability(): Error | undefined {
+    if (this.#connection && this.#state === 'ready') return undefined;
+    return this.#refusal ?? new UpstreamUnavailableError(this.name, this.#whyUnavailable());
+  }
+
   async request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions = {}): Promise<JsonObject> {
     const connection = this.#connection;
-    if (!connection || this.#state !== 'ready') throw new UpstreamUnavailableError(this.name, this.#whyUnavailable());
+    if (!connection || this.#state !== 'ready') throw this.unavailability() ?? new UpstreamUnavailableError(this.name, this.#whyUnavailable());
     try {
       const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
       if (this.#connection === connection) this.#failures.succeeded();
@@ -164,6 +176,7 @@ export class SupervisedUpstream implements Upstream {
         ...(this.#resume !== undefined && this.#info === undefined && { resumeSessionId: this.#resume }),
         keepsUpstreamSession: this.#keepsUpstreamSession,
         ...(this.#credential && { credential: this.#credential }),
+        ...(this.#onAuthChallenge && { onAuthChallenge: this.#onAuthChallenge }),
         carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {
@@ -188,6 +201,7 @@ export class SupervisedUpstream implements Upstream {
       this.#info = connection.info;
       this.#attempt = 0;
       this.#lastError = undefined;
+      this.#refusal = undefined;
       this.#failures.succeeded();
       this.#watchHealth(connection);
       this.#logger.info(
@@ -203,6 +217,7 @@ export class SupervisedUpstream implements Upstream {
     } catch (error) {
       if (this.#state === 'stopped') return;
       this.#lastError = error instanceof Error ? error.message : String(error);
+      this.#refusal = error instanceof UpstreamAuthChallengeError ? error : undefined;
       this.#scheduleRetry();
     } finally {
       this.#markSettled();

@@ -92,6 +92,11 @@ export interface Upstream {
   readonly info: UpstreamInfo | undefined;
   status(): UpstreamStatus;
   /**
+   * Why it is not ready, as the error a request would get now: the upstream refused the gateway's
+   * credentials (UpstreamAuthChallengeError), or it is unavailable. Undefined while ready.
+   */
+  unavailability(): Error | undefined;
+  /**
    * Sends one request and resolves with the upstream's result object, untouched. Rejects with an
    * error from ./errors.ts (a method the upstream's era lacks: UpstreamRpcError -32601).
    *
