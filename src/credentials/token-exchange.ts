@@ -7,8 +7,8 @@
 import { request } from 'undici';
 import type { TokenExchangeConfig } from '../config/credentials.js';
 import { ClientKeyError, clientAuthentication } from './client-authentication.js';
-import { CredentialRefusedError, CredentialUnavailableError } from './errors.js';
-import { readTokenAnswer, type IssuedToken } from './token-response.js';
+import { CredentialUnavailableError } from './errors.js';
+import { readTokenAnswer, type IssuedToken, type TokenAnswer } from './token-response.js';
 
 export const GRANT_TYPE_TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const TOKEN_TYPE_ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -36,45 +36,51 @@ export function tokenExchanger(server: string, config: TokenExchangeConfig): Tok
     ...(config.scopes.length > 0 && { scope: config.scopes.join(' ') }),
   };
 
+  /** One request; the caller decides what its failure means. */
+  async function send(subjectToken: string, signal: AbortSignal): Promise<{ answer: TokenAnswer; assertion: string | undefined }> {
+    let client;
+    try {
+      client = await authenticate();
+    } catch (error) {
+      if (error instanceof ClientKeyError) throw new CredentialUnavailableError(server, error.message);
+      throw error;
+    }
+    const form = new URLSearchParams({ ...asked, subject_token: subjectToken, ...client.fields }).toString();
+    const { statusCode, body } = await request(config.tokenEndpoint, {
+      method: 'POST',
+      headers: { ...client.headers, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form,
+      signal,
+    });
+    return { answer: { statusCode, body: await readBounded(body, unavailable) }, assertion: client.fields.client_assertion };
+  }
+
   return {
     async exchange(subjectToken) {
-      let client;
-      try {
-        client = await authenticate();
-      } catch (error) {
-        if (error instanceof ClientKeyError) throw new CredentialUnavailableError(server, error.message);
-        throw error;
-      }
-      const form = new URLSearchParams({ ...asked, subject_token: subjectToken, ...client.fields }).toString();
       const signal = AbortSignal.timeout(config.timeoutMs);
-      let answer;
-      try {
-        const { statusCode, body } = await request(config.tokenEndpoint, {
-          method: 'POST',
-          headers: { ...client.headers, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: form,
-          signal,
-        });
-        answer = { statusCode, body: await readBounded(body, unavailable) };
-      } catch (error) {
-        if (error instanceof CredentialUnavailableError) throw error;
-        if (signal.aborted) throw unavailable(`did not answer within ${config.timeoutMs} ms`);
-        throw unavailable(`cannot be reached (${networkReason(error)})`);
-      }
-      try {
-        return readTokenAnswer(server, endpoint, answer);
-      } catch (error) {
-        // A provider that echoes what it was sent in its description must not make us repeat it.
-        if (error instanceof CredentialRefusedError && error.description !== undefined) {
-          const said = error.description;
-          const secrets = [subjectToken, config.clientSecret, client.fields.client_assertion];
-          const description = secrets.reduce<string>((text, secret) => (secret ? text.replaceAll(secret, '[redacted]') : text), said);
-          if (description !== said) throw new CredentialRefusedError(server, error.error, description);
+      for (let attempt = 1; ; attempt++) {
+        let sent;
+        try {
+          sent = await send(subjectToken, signal);
+        } catch (error) {
+          if (error instanceof CredentialUnavailableError) throw error;
+          if (signal.aborted) throw unavailable(`did not answer within ${config.timeoutMs} ms`);
+          // A kept-alive connection the server closed as we reused it (its idle timeout, a load
+          // balancer's) fails before any answer. An exchange has no effect worth guarding, so it is
+          // sent once more, on a new connection and with a new assertion, within the same time bound.
+          if (attempt === 1 && closedUnderUs(error)) continue;
+          throw unavailable(`cannot be reached (${networkReason(error)})`);
         }
-        throw error;
+        return readTokenAnswer(server, endpoint, sent.answer, [subjectToken, config.clientSecret, sent.assertion]);
       }
     },
   };
+}
+
+/** The connection went away before an answer: what a stale keep-alive connection looks like. */
+function closedUnderUs(error: unknown): boolean {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, unavailable: (reason: string) => Error): Promise<string> {

@@ -26,8 +26,12 @@ export interface TokenAnswer {
   readonly body: string;
 }
 
-/** `endpoint` is how messages name the token endpoint (without credentials or query). */
-export function readTokenAnswer(server: string, endpoint: string, { statusCode, body }: TokenAnswer): IssuedToken {
+/**
+ * `endpoint` is how messages name the token endpoint (without credentials or query); `secrets` are
+ * what was sent (the subject token, the client's secret or assertion), taken out of a description
+ * that echoes them before it is shortened, so no part of one survives.
+ */
+export function readTokenAnswer(server: string, endpoint: string, { statusCode, body }: TokenAnswer, secrets: readonly (string | undefined)[] = []): IssuedToken {
   const unavailable = (reason: string) => new CredentialUnavailableError(server, `its token endpoint ${endpoint} ${reason}`);
   if (statusCode >= 200 && statusCode < 300) {
     const answer = jsonObject(body);
@@ -40,7 +44,8 @@ export function readTokenAnswer(server: string, endpoint: string, { statusCode, 
     // RFC 6749 5.2 says 400 (401 for invalid_client); some providers use 403 for access_denied.
     // An error code is what makes it the provider's word rather than a proxy's or a wrong URL's.
     if (answer && typeof answer.error === 'string' && answer.error !== '') {
-      throw new CredentialRefusedError(server, oneLine(answer.error, 64), typeof answer.error_description === 'string' ? oneLine(answer.error_description, MAX_DESCRIPTION_CHARS) : undefined);
+      const description = typeof answer.error_description === 'string' ? oneLine(withoutSecrets(answer.error_description, secrets), MAX_DESCRIPTION_CHARS) : undefined;
+      throw new CredentialRefusedError(server, oneLine(withoutSecrets(answer.error, secrets), 64), description);
     }
     throw unavailable(`answered ${statusCode} without an OAuth error (is tokenEndpoint the right URL?)`);
   }
@@ -74,6 +79,10 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+function withoutSecrets(text: string, secrets: readonly (string | undefined)[]): string {
+  return secrets.reduce<string>((clean, secret) => (secret ? clean.replaceAll(secret, '[redacted]') : clean), text);
 }
 
 /** Control characters out, length bounded: a provider's text goes into an error a person reads. */
