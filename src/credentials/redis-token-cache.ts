@@ -14,6 +14,9 @@ import { assertRedisUrl, describeRedisUrl } from '../session/redis-url.js';
 import type { CachedToken, TokenCache } from './token-cache.js';
 import { TokenSealer } from './token-sealing.js';
 
+/** ioredis states after a connection was lost or given up; "connecting" (the first one) is waited for. */
+const LOST: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end']);
+
 export interface RedisTokenCacheOptions {
   /** redis://[user:password@]host[:port][/db] or rediss://... */
   readonly url: string;
@@ -72,6 +75,9 @@ export class RedisTokenCache implements TokenCache {
 
   /** Names the cache and Redis in errors (without its password): "Command timed out" alone says little. */
   async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    // A cache known to be down is skipped at once rather than waited for on every resolve: an
+    // exchange costs less than a command timeout. Only the first connection is waited for.
+    if (LOST.has(this.#redis.status)) throw new Error(`credential cache ${operation} skipped: Redis at ${this.#describedUrl} is not connected`);
     try {
       return await command();
     } catch (error) {
