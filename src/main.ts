@@ -136,6 +136,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
                 prefix: prefixOf(name),
                 tools: toolOverridesOf(name),
                 isReady: () => server.isolation === 'session' || upstream?.state === 'ready',
+                unavailability: () => upstream?.unavailability(),
               };
             }),
         };

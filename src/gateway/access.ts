@@ -46,6 +46,11 @@ export class AccessViews {
     return this.#filter(full, this.policy.accessForKey(key));
   }
 
+  /** Whether the principal's policy lets them reach the item (no policy: yes). */
+  allows(principal: Principal | undefined, server: string, name: string): boolean {
+    return !this.policy || this.policy.accessFor(principal).allows(server, name);
+  }
+
   view(full: CatalogView, principal: Principal | undefined): CatalogView {
     if (!this.policy) return full;
     return this.#filter(full, this.policy.accessFor(principal));

@@ -20,6 +20,12 @@ export class EndpointViews {
   }
 
   /** What an endpoint offers of `full`; undefined is the default endpoint, which offers all of it. */
+  /** Whether the endpoint offers the item (the default endpoint offers everything). */
+  selects(endpoint: string | undefined, server: string, name: string): boolean {
+    if (endpoint === undefined) return true;
+    return (this.selections.get(endpoint) ?? SELECTS_NOTHING)(server, name);
+  }
+
   view(full: CatalogView, endpoint: string | undefined): CatalogView {
     if (endpoint === undefined) return full;
     let byEndpoint = this.#filtered.get(full);

@@ -6,7 +6,7 @@ import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import type { CatalogView } from './catalog-view.js';
 import { IsolatedServers } from './isolated-servers.js';
-import { RpcError, rpcErrors, toRpcError } from './errors.js';
+import { JsonRpcCode, RpcError, rpcErrors, toRpcError } from './errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
 import { HANDLERS } from './handlers/index.js';
 import { calledTool, SEARCH_MODE_HANDLERS } from './tool-search.js';
@@ -293,6 +293,7 @@ export class Gateway {
     const inFlight = this.#inFlight.start(caller, request.id, related, options.input);
     const stopAbortOnSignal = options.cancel ? options.cancel.onCancel(() => inFlight.cancel('cancelled by the client')) : undefined;
     let view: CatalogView | undefined;
+    let isolation: SessionRecord | undefined;
     try {
       if (isListMethod(request.method)) await this.options.catalog.settled();
       const progressToken = progressTokenOf(request.params);
@@ -302,12 +303,13 @@ export class Gateway {
               related.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...update } })
           : undefined;
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
-      const isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
+      isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
       view = isolation ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
-    } catch (error) {
+    } catch (thrown) {
+      const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
       const rpcError = toRpcError(error);
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
       const { catalog, routing } = this.options;
@@ -413,6 +415,20 @@ export class Gateway {
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
+  }
+
+  /**
+   * An unknown tool or prompt under the prefix of a server with per-user credentials whose lists
+   * the caller could not have: the reason instead (isolated-servers.ts, explainUnlisted), unless
+   * the endpoint or policy hides the item, which stays unknown.
+   */
+  #explained(error: unknown, caller: Caller, request: JsonRpcRequest, isolation: SessionRecord | undefined): Error | undefined {
+    if (!isolation || !this.#isolated || !(error instanceof RpcError) || error.code !== JsonRpcCode.InvalidParams) return undefined;
+    const name = request.params?.name;
+    if ((request.method !== 'tools/call' && request.method !== 'prompts/get') || typeof name !== 'string') return undefined;
+    return this.#isolated.explainUnlisted(isolation.id, name, this.options.routing.separator, (server, item) =>
+      this.#endpoints.selects(caller.endpoint, server, item) && this.#access.allows(caller.principal, server, item),
+    );
   }
 
   #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined): void {

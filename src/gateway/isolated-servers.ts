@@ -53,6 +53,8 @@ interface LocalConnection {
 }
 
 const OWNER_PREFIX = 'replica:';
+/** Callers' reasons kept for explainUnlisted; past this many, the oldest go all at once. */
+const MAX_UNLISTED = 10_000;
 const READY_TIMEOUT_MS = 30_000;
 const Topic = {
   invalidate: 'iso-invalidate',
@@ -77,6 +79,8 @@ export class IsolatedServers {
    */
   readonly #lastLists = new Map<string, Promise<ServerLists>>();
   readonly #opening = new Map<string, Promise<LocalConnection>>();
+  /** Per session and server with per-user credentials: why the caller's lists could not be had. */
+  readonly #unlisted = new Map<string, Error>();
   /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
   readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
@@ -161,15 +165,50 @@ export class IsolatedServers {
    */
   async lists(session: SessionRecord, principal?: Principal): Promise<ServerLists[]> {
     const all = await Promise.all(
-      this.options.servers().map((server) =>
-        this.#listsOf(session, server, principal).catch((error: unknown) => {
-          if (isMissingCredential(error)) return server.credentials?.whenMissing === 'error' ? this.#lastLists.get(server.name)?.catch(() => undefined) : undefined;
-          this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
-          return undefined;
-        }),
-      ),
+      this.options.servers().map(async (server) => {
+        const key = listsKey(session.id, server.name);
+        try {
+          const lists = await this.#listsOf(session, server, principal);
+          this.#unlisted.delete(key);
+          return lists;
+        } catch (error) {
+          if (!server.credentials) {
+            this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
+            return undefined;
+          }
+          return this.#unlistedForCaller(key, server, error);
+        }
+      }),
     );
     return all.filter((lists): lists is ServerLists => lists !== undefined);
+  }
+
+  /**
+   * A caller's lists of a server with per-user credentials could not be had. Without a credential
+   * of their own and whenMissing: hide, the server is not there for them. Otherwise (listed with
+   * the error, an identity provider or upstream that is down, an upstream that refused the
+   * credential) they see its last lists here, and a call gets the reason (explainUnlisted).
+   */
+  async #unlistedForCaller(key: string, server: IsolatedServer, error: unknown): Promise<ServerLists | undefined> {
+    if (isMissingCredential(error) && server.credentials?.whenMissing === 'hide') return undefined;
+    if (!isMissingCredential(error)) this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list an upstream for a caller');
+    if (this.#unlisted.size >= MAX_UNLISTED) this.#unlisted.clear();
+    this.#unlisted.set(key, error instanceof Error ? error : new Error(String(error)));
+    return this.#lastLists.get(server.name)?.catch(() => undefined);
+  }
+
+  /**
+   * Why a tool or prompt the caller named is not in their view, when its prefix is that of a
+   * server with per-user credentials they could not list: the reason instead of "unknown". Not
+   * for what `allows` (policy) hides from them: that stays unknown.
+   */
+  explainUnlisted(sessionId: string, name: string, separator: string, allows: (server: string, name: string) => boolean): Error | undefined {
+    for (const server of this.options.servers()) {
+      if (!server.credentials || server.prefix === '' || !name.startsWith(`${server.prefix}${separator}`)) continue;
+      const why = this.#unlisted.get(listsKey(sessionId, server.name));
+      if (why && allows(server.name, name.slice(server.prefix.length + separator.length))) return why;
+    }
+    return undefined;
   }
 
   /** A client notification for its own upstreams (roots/list_changed), wherever they run. */

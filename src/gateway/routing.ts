@@ -15,6 +15,8 @@ export interface ConfiguredServer {
   /** Its tool overrides (config `tools`), by the upstream's own tool name. */
   readonly tools?: ToolOverrides | undefined;
   isReady(): boolean;
+  /** Why it is not ready, as the error a request would get (an upstream that refused its credentials says so). */
+  unavailability?(): Error | undefined;
 }
 
 export interface Routing {
@@ -41,7 +43,7 @@ function failNamed(routing: Routing, exposedName: string, unknown: Error): never
   const owner =
     routing.servers.find((server) => renamesTo(server, exposedName)) ??
     routing.servers.find((server) => server.prefix !== '' && exposedName.startsWith(`${server.prefix}${routing.separator}`));
-  if (owner && !owner.isReady()) throw new UpstreamUnavailableError(owner.name, 'it is not connected');
+  if (owner && !owner.isReady()) throw owner.unavailability?.() ?? new UpstreamUnavailableError(owner.name, 'it is not connected');
   throw unknown;
 }
 

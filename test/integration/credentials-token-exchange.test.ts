@@ -79,8 +79,6 @@ describe('tokenExchange on one gateway (memory store)', () => {
       auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
       mcpServers: {
         guarded: { url: guarded.url, isolation: 'session', credentials: { tokenExchange: exchangeConfig(UPSTREAM_AUDIENCE) } },
-        // Its tokens are for another audience, which the upstream refuses with a challenge.
-        misaimed: { url: guarded.url, isolation: 'session', credentials: { tokenExchange: exchangeConfig(OTHER_AUDIENCE) } },
       },
     });
   }, 60_000);
@@ -158,16 +156,6 @@ describe('tokenExchange on one gateway (memory store)', () => {
     }
   });
 
-  it('reports an upstream that refuses the exchanged token with its challenge, and counts it', async () => {
-    const grace = await connectAs('grace', gateway.url);
-    const failure = await failureOf(grace.client.callTool({ name: 'misaimed__whoami', arguments: {} }));
-    expect(failure.code).toBe(-32004);
-    expect(failure.message).toContain('upstream "misaimed" refused the gateway\'s credentials (401');
-    expect(failure.message).toContain(`${new URL(guarded.url).origin}/.well-known/oauth-protected-resource`);
-    const metrics = await (await fetch(new URL('/metrics', gateway.url))).text();
-    expect(metrics).toMatch(/switchboard_upstream_auth_challenges_total\{server="misaimed",status="401"\} [1-9]/);
-  });
-
   it('serves a 2026 caller as themself too', async () => {
     const token = await issuer.token({ sub: 'heidi' });
     const modern = await connectModern(gateway.url, { headers: { authorization: `Bearer ${token}` } });
@@ -183,6 +171,52 @@ describe('tokenExchange on one gateway (memory store)', () => {
     const log = JSON.stringify(gateway.logs);
     expect(log).not.toContain(ivan.token.split('.')[2]!);
     expect(log).not.toContain(CLIENT_SECRET);
+  });
+});
+
+describe('an upstream that refuses the credentials it is given', () => {
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({
+      server: { publicUrl: PUBLIC_URL },
+      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
+      mcpServers: {
+        // Its tokens are asked for another audience, which the upstream refuses with a challenge.
+        misaimed: { url: guarded.url, isolation: 'session', credentials: { tokenExchange: exchangeConfig(OTHER_AUDIENCE) } },
+        // One service credential for everyone, and a wrong one.
+        stale: { url: guarded.url, headers: { Authorization: 'Bearer a-revoked-service-token' } },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  const resourceMetadata = () => `${new URL(guarded.url).origin}/.well-known/oauth-protected-resource`;
+
+  it('names the server and its resource_metadata when it refuses a caller\'s exchanged token', async () => {
+    const grace = await connectAs('grace', gateway.url);
+    const failure = await failureOf(grace.client.callTool({ name: 'misaimed__whoami', arguments: {} }));
+    expect(failure.code).toBe(-32004);
+    expect(failure.message).toContain('upstream "misaimed" refused the gateway\'s credentials (401');
+    expect(failure.message).toContain(resourceMetadata());
+    expect(failure.data).toMatchObject({ server: 'misaimed', reason: 'challenge', status: 401, resourceMetadata: resourceMetadata() });
+  });
+
+  it('names the server and its resource_metadata when it refuses the configured credential', async () => {
+    const grace = await connectAs('grace', gateway.url);
+    const failure = await failureOf(grace.client.callTool({ name: 'stale__whoami', arguments: {} }));
+    expect(failure.code).toBe(-32004);
+    expect(failure.message).toContain('upstream "stale" refused the gateway\'s credentials (401');
+    expect(failure.message).toContain(resourceMetadata());
+  });
+
+  it('counts the challenges in a metric', async () => {
+    const metrics = await (await fetch(new URL('/metrics', gateway.url))).text();
+    expect(metrics).toMatch(/switchboard_upstream_auth_challenges_total\{server="misaimed",status="401"\} [1-9]/);
+    expect(metrics).toMatch(/switchboard_upstream_auth_challenges_total\{server="stale",status="401"\} [1-9]/);
   });
 });
 

@@ -130,3 +130,35 @@ describe('session-isolated servers across two replicas sharing Redis', () => {
     expect(await upstreamSession(bob)).not.toBe([...seen][0]);
   });
 });
+
+describe('a bound on session connections (maxSessions)', () => {
+  let echo: HttpUpstream;
+  let gateway: TestGateway;
+  const clients: RecordingClient[] = [];
+
+  beforeAll(async () => {
+    echo = await startHttpFixture('header-echo-server');
+    gateway = await startGateway({ mcpServers: { echo: { url: echo.url, isolation: 'session', maxSessions: 1 } } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => {})));
+    await gateway?.close();
+    await echo?.stop();
+  });
+
+  it('closes the least recently used idle connection to make room, and the session continues its upstream session later', async () => {
+    const [alice, bob] = await Promise.all([connectRecordingClient(gateway.url), connectRecordingClient(gateway.url)]);
+    clients.push(alice, bob);
+    const upstreamSession = async (who: RecordingClient) =>
+      (JSON.parse(firstText(await who.client.callTool({ name: 'echo__last_headers', arguments: {} }))) as Record<string, string>)['mcp-session-id'];
+    const connects = () => gateway.logs.filter((line) => line.msg === 'upstream connected' && line.server === 'echo').length;
+    const before = await upstreamSession(alice);
+    const connectsBefore = connects();
+    const bobs = await upstreamSession(bob);
+    // Bob's connection took the one place: Alice's idle one was closed, and reopens on her next call.
+    expect(await upstreamSession(alice)).toBe(before);
+    expect(bobs).not.toBe(before);
+    expect(connects()).toBe(connectsBefore + 2);
+  });
+});
