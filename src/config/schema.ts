@@ -4,6 +4,7 @@
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
 import { credentialProblems, credentialsSection } from './credentials.js';
+import { adminSection, telemetrySection } from './operations.js';
 import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { limitServerProblems } from './limit-servers.js';
@@ -374,6 +375,8 @@ export const configSchema = z
     limits: limitsSection.default({}),
     mrtr: mrtrSection.default(() => mrtrSection.parse({})),
     pinning: pinningSection.default(() => pinningObject.parse({})),
+    telemetry: telemetrySection.default({}),
+    admin: adminSection.default(() => adminSection.parse({})),
   })
   .strict()
   .superRefine((config, ctx) => {
