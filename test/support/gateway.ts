@@ -39,6 +39,8 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
   const withTestServer = (input: ConfigInput): ConfigInput => ({
     ...input,
     server: { host: '127.0.0.1', port: 0, ...input.server },
+    // Many gateways run at once: each admin listener on a free port of its own.
+    admin: { port: 0, ...input.admin },
     sessions: { keyPrefix: FILE_KEY_PREFIX, ...input.sessions },
   });
   const configFile = options.reloadable ? join(mkdtempSync(join(tmpdir(), 'switchboard-config-')), 'switchboard.json') : undefined;
