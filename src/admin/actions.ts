@@ -6,6 +6,8 @@ import { upstreamEntries, type UpstreamEntry } from './status.js';
 
 /** How long a restart waits for the new connection before answering with the state it has then. */
 const RESTART_WAIT_MS = 15_000;
+/** And then for the catalogue to have its lists again, so that its tools are callable when the answer comes. */
+const LISTS_WAIT_MS = 5_000;
 
 export type ActionRefusal = {
   readonly outcome: 'refused';
@@ -18,7 +20,8 @@ export type RestartOutcome = { readonly outcome: 'ok'; readonly upstream: Upstre
 
 /**
  * Restarts the shared connection of one server: drops it and connects anew (counted as a restart),
- * then answers once the new connection is up or has failed (or after RESTART_WAIT_MS).
+ * then answers once the new connection is up and listed in the catalogue, or has failed (or after
+ * RESTART_WAIT_MS).
  */
 export async function restartUpstream(sources: OperatorSources, name: string): Promise<RestartOutcome> {
   const server = sources.config().mcpServers[name];
@@ -40,6 +43,7 @@ export async function restartUpstream(sources: OperatorSources, name: string): P
   });
   await Promise.race([upstream.restart(), waited]);
   clearTimeout(timer);
+  if (upstream.state === 'ready') await sources.catalog.settled(LISTS_WAIT_MS);
   const entry = (await upstreamEntries(sources)).find((candidate) => candidate.name === name)!;
   return { outcome: 'ok', upstream: entry };
 }

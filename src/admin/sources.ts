@@ -33,7 +33,11 @@ export interface OperatorSources {
   isDraining(): boolean;
   /** Shared upstreams of this replica, in config order. */
   readonly upstreams: { readonly all: readonly Upstream[]; get(name: string): Upstream | undefined };
-  readonly catalog: { readonly view: CatalogView };
+  readonly catalog: {
+    readonly view: CatalogView;
+    /** Resolves once no list refresh is under way (or after maxWaitMs). */
+    settled(maxWaitMs?: number): Promise<void>;
+  };
   readonly pinning: { report(): PinningReport | undefined };
   readonly sessions: { readonly kind: 'memory' | 'redis'; count(): Promise<number> };
   /** 2026 subscriptions/listen requests held open on this replica. */

@@ -27,6 +27,8 @@ export interface TestGatewayOptions {
   readonly jwksCooldownMs?: number;
   /** Keep the config in a file and reload it on change or SIGHUP, as the command line does. */
   readonly reloadable?: boolean;
+  /** With reloadable: false reloads only when asked (the admin API), not on a file change or SIGHUP. */
+  readonly watchConfig?: boolean;
 }
 
 /**
@@ -64,7 +66,9 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     logger,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
-    ...(configFile !== undefined && { reload: { file: configFile, load: () => loadConfig(configFile, {}) } }),
+    ...(configFile !== undefined && {
+      reload: { file: configFile, load: () => loadConfig(configFile, {}), ...(options.watchConfig === false && { watch: false }) },
+    }),
   });
   return Object.assign(gateway, { logs, rewriteConfig });
 }

@@ -127,13 +127,15 @@ function pinningCell(upstream: UpstreamEntry): Html | string {
   const problems = [
     pins.withheld.length > 0 ? `${pins.withheld.length} withheld` : '',
     pins.changed.length > 0 ? `${pins.changed.length} changed` : '',
-    pins.unpinned.length > 0 ? `${pins.unpinned.length} unpinned` : '',
     pins.missing.length > 0 ? `${pins.missing.length} missing` : '',
+    pins.unpinned.length > 0 ? `${pins.unpinned.length} unpinned` : '',
     pins.inLock ? '' : 'not in the lock file',
   ].filter(Boolean);
   if (problems.length === 0) return html`<span class="badge ok">pinned</span>`;
-  const names = [...new Set([...pins.withheld, ...pins.changed, ...pins.unpinned, ...pins.missing])];
-  return html`<span class="badge bad">mismatch</span> ${problems.join(', ')}${names.length > 0 ? html`<br><code class="muted">${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}</code>` : ''}`;
+  // Changed or missing pins are a mismatch; tools without a pin only a warning (withheld or not, by unpinnedTools).
+  const mismatch = pins.changed.length > 0 || pins.missing.length > 0;
+  const names = [...new Set([...pins.changed, ...pins.missing, ...pins.withheld, ...pins.unpinned])];
+  return html`<span class="badge ${mismatch ? 'bad' : 'warn'}">${mismatch ? 'mismatch' : 'unpinned'}</span> ${problems.join(', ')}${names.length > 0 ? html`<br><code class="muted">${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}</code>` : ''}`;
 }
 
 function trafficSection(status: AdminStatus): Html {
