@@ -26,7 +26,7 @@ import { loadPins, pinningFiles } from './pinning/load.js';
 import { policyAccess } from './policy/policy.js';
 import { compileSelection } from './policy/selection.js';
 import { createSessionBackend } from './session/create-backend.js';
-import { startReloading, type Reloading, type ReloadSource } from './reload.js';
+import { startReloading, type ReloadSource } from './reload.js';
 import { UpstreamPool } from './upstream/pool.js';
 import { sessionUpstreamFactory } from './upstream/session-upstreams.js';
 import { SupervisedUpstream } from './upstream/supervised-upstream.js';
@@ -224,73 +224,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     drain,
   });
 
-  // The operator's window (admin/): read at each request, so it follows reloads.
-  let reloading: Reloading | undefined;
-  let urls: GatewayUrls | undefined;
-  const operator: OperatorSources = {
-    startedAt,
-    config: () => current,
-    ...(reload && { configFile: reload.file }),
-    isDraining: () => draining,
-    upstreams,
-    catalog,
-    pinning: { report: () => pinning.report() },
-    sessions: store,
-    listens: gateway.listens,
-    streams: openStreams,
-    traffic: rates,
-    urls: () => urls!,
-    ...(accessPolicy && { access: accessPolicy }),
-    endpointSelections,
-    ...(reload && { reload: () => reloading!.reload('admin') }),
-    setDraining: (on) => {
-      if (closing || on === draining) return;
-      draining = on;
-      if (!on) {
-        logger.warn('drain ended by an operator: this replica takes new sessions and streams again');
-        return;
-      }
-      logger.warn('draining on an operator\'s request: /readyz answers 503, new sessions and streams are refused, open GET streams and listens end');
-      drain.closeStandaloneStreams();
-      gateway.listens.endAll();
-    },
-  };
-  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: app }) : undefined;
-
-  const server = await listen(admin?.onServerPort ?? app.fetch, config.server.host, config.server.port);
-  const { port } = server.address() as AddressInfo;
-  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
-  const url = `http://${host}:${port}${config.server.path}`;
-  const endpointUrls = Object.fromEntries(Object.entries(config.endpoints).map(([name, endpoint]) => [name, new URL(endpoint.path, url).toString()]));
-  let adminListener: AdminListener | undefined;
-  try {
-    adminListener = await admin?.listen(url);
-  } catch (error) {
-    await closeServer(server, 0);
-    throw error;
-  }
-  const adminUrl = adminListener?.statusUrl;
-  urls = {
-    mcp: url,
-    endpoints: endpointUrls,
-    legacySse: config.server.ssePath ? new URL(config.server.ssePath, url).toString() : null,
-    health: new URL('/healthz', url).toString(),
-    readiness: new URL('/readyz', url).toString(),
-    metrics: new URL('/metrics', url).toString(),
-    status: adminUrl ?? null,
-  };
-  logger.info(
-    {
-      url,
-      ...(withEndpoints && { endpoints: endpointUrls }),
-      ...(adminUrl !== undefined && { admin: adminUrl }),
-      upstreams: upstreams.all.map((upstream) => upstream.name),
-      store: store.kind,
-    },
-    'switchboard listening',
-  );
-
-  reloading =
+  const reloading =
     reload &&
     startReloading(
       reload,
@@ -311,6 +245,80 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       },
       logger,
     );
+
+  // The operator's window (admin/): read at each request, so it follows reloads. The URLs are known
+  // once listening, before the first request the window can get.
+  let urls: GatewayUrls | undefined;
+  const operator: OperatorSources = {
+    startedAt,
+    config: () => current,
+    ...(reload && { configFile: reload.file }),
+    isDraining: () => draining,
+    upstreams,
+    catalog,
+    pinning: { report: () => pinning.report() },
+    sessions: store,
+    listens: gateway.listens,
+    streams: openStreams,
+    traffic: rates,
+    urls: () => urls!,
+    ...(accessPolicy && { access: accessPolicy }),
+    endpointSelections,
+    ...(reloading && { reload: () => reloading.reload('admin') }),
+    setDraining: (on) => {
+      if (closing || on === draining) return;
+      draining = on;
+      if (!on) {
+        logger.warn('drain ended by an operator: this replica takes new sessions and streams again');
+        return;
+      }
+      logger.warn('draining on an operator\'s request: /readyz answers 503, new sessions and streams are refused, open GET streams and listens end');
+      drain.closeStandaloneStreams();
+      gateway.listens.endAll();
+    },
+  };
+  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: app }) : undefined;
+
+  let server: ServerType;
+  try {
+    server = await listen(admin?.onServerPort ?? app.fetch, config.server.host, config.server.port);
+  } catch (error) {
+    reloading?.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const url = `http://${host}:${port}${config.server.path}`;
+  const endpointUrls = Object.fromEntries(Object.entries(config.endpoints).map(([name, endpoint]) => [name, new URL(endpoint.path, url).toString()]));
+  urls = {
+    mcp: url,
+    endpoints: endpointUrls,
+    legacySse: config.server.ssePath ? new URL(config.server.ssePath, url).toString() : null,
+    health: new URL('/healthz', url).toString(),
+    readiness: new URL('/readyz', url).toString(),
+    metrics: new URL('/metrics', url).toString(),
+    status: null,
+  };
+  let adminListener: AdminListener | undefined;
+  try {
+    adminListener = await admin?.listen(url);
+  } catch (error) {
+    reloading?.close();
+    await closeServer(server, 0);
+    throw error;
+  }
+  const adminUrl = adminListener?.statusUrl;
+  urls = { ...urls, status: adminUrl ?? null };
+  logger.info(
+    {
+      url,
+      ...(withEndpoints && { endpoints: endpointUrls }),
+      ...(adminUrl !== undefined && { admin: adminUrl }),
+      upstreams: upstreams.all.map((upstream) => upstream.name),
+      store: store.kind,
+    },
+    'switchboard listening',
+  );
 
   return {
     url,

@@ -52,7 +52,18 @@ svg.spark { width: 100px; height: 24px; vertical-align: middle; }
 svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 .actions { display: flex; gap: .5rem; flex-wrap: wrap; margin-left: auto; }
 ul.names { margin: .25rem 0; padding-left: 1.2rem; columns: 16rem auto; }
-@media (max-width: 600px) { body { font-size: 13px; } th, td { padding: .3rem .4rem; } .hide-narrow { display: none; } header { position: static; } }
+@media (max-width: 600px) {
+  body { font-size: 13px; } th, td { padding: .3rem .4rem; } .hide-narrow { display: none; } header { position: static; }
+  .card .value { font-size: 1.1rem; }
+  /* A phone stacks each upstream into a card of label: value lines. */
+  table.stack thead { display: none; }
+  table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: .25rem 0; }
+  table.stack tr:last-child { border-bottom: 0; }
+  table.stack td { display: flex; gap: .75rem; justify-content: space-between; border: 0; padding: .15rem .6rem; text-align: right; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); text-align: left; flex: none; }
+  table.stack td:empty, table.stack td[data-label=""]:not(:has(button)) { display: none; }
+  table.stack td.error { max-width: none; }
+}
 `;
 
 export const PAGE_SCRIPT = `

@@ -96,8 +96,8 @@ function card(label: string, value: string, field: string, tone = ''): Html {
 function upstreamsSection(status: AdminStatus): Html {
   return html`<section id="upstreams" data-live>
   <h2>Upstreams</h2>
-  <div class="scroll"><table>
-    <thead><tr><th>Server</th><th>State</th><th>Era</th><th class="hide-narrow">Transport</th><th class="num">Restarts</th><th class="num">Tools</th><th class="num">Prompts</th><th class="num">Resources</th><th>Pinning</th><th>Last error</th><th></th></tr></thead>
+  <div class="scroll"><table class="stack">
+    <thead><tr><th>Server</th><th>State</th><th>Era</th><th>Transport</th><th class="num">Restarts</th><th class="num">Tools</th><th class="num">Prompts</th><th class="num">Resources</th><th>Pinning</th><th>Last error</th><th></th></tr></thead>
     <tbody>${status.upstreams.map(upstreamRow)}</tbody>
   </table></div>
 </section>`;
@@ -106,18 +106,19 @@ function upstreamsSection(status: AdminStatus): Html {
 function upstreamRow(upstream: UpstreamEntry): Html {
   const counts = upstream.counts;
   const restartable = upstream.enabled && upstream.isolation === 'shared';
+  // data-label: the column's name, shown beside each value when a phone stacks the row (page-assets.ts).
   return html`<tr data-upstream="${upstream.name}">
-  <td><strong>${upstream.name}</strong>${upstream.serverInfo ? html`<br><span class="muted">${upstream.serverInfo.name} ${upstream.serverInfo.version}</span>` : ''}</td>
-  <td><span class="badge ${stateTone(upstream.state)}" data-field="state">${upstream.state}</span>${upstream.since ? html`<br><span class="muted" title="${upstream.since}">${sinceText(upstream.since)}</span>` : ''}</td>
-  <td data-field="era">${upstream.era === null ? '-' : upstream.era === 'modern' ? '2026' : '2025'}${upstream.protocolVersion ? html`<br><span class="muted">${upstream.protocolVersion}</span>` : ''}</td>
-  <td class="hide-narrow" data-field="transport">${upstream.transport ?? upstream.kind}</td>
-  <td class="num" data-field="restarts">${upstream.restarts}</td>
-  <td class="num" data-field="tools">${counts ? counts.tools : '-'}</td>
-  <td class="num" data-field="prompts">${counts ? counts.prompts : '-'}</td>
-  <td class="num" data-field="resources">${counts ? counts.resources + counts.resourceTemplates : '-'}</td>
-  <td data-field="pinning">${pinningCell(upstream)}</td>
-  <td class="error" data-field="last-error">${upstream.lastError ?? ''}</td>
-  <td>${restartable ? html`<button type="button" data-action="restart" data-target="${upstream.name}">Restart</button>` : ''}</td>
+  <td data-label="Server"><span><strong>${upstream.name}</strong>${upstream.serverInfo ? html`<br><span class="muted">${upstream.serverInfo.name} ${upstream.serverInfo.version}</span>` : ''}</span></td>
+  <td data-label="State"><span><span class="badge ${stateTone(upstream.state)}" data-field="state">${upstream.state}</span>${upstream.since ? html` <span class="muted" title="${upstream.since}">${sinceText(upstream.since)}</span>` : ''}</span></td>
+  <td data-label="Era" data-field="era"><span>${upstream.era === null ? '-' : upstream.era === 'modern' ? '2026' : '2025'}${upstream.protocolVersion ? html` <span class="muted">${upstream.protocolVersion}</span>` : ''}</span></td>
+  <td data-label="Transport" data-field="transport">${upstream.transport ?? upstream.kind}</td>
+  <td data-label="Restarts" class="num" data-field="restarts">${upstream.restarts}</td>
+  <td data-label="Tools" class="num" data-field="tools">${counts ? counts.tools : '-'}</td>
+  <td data-label="Prompts" class="num" data-field="prompts">${counts ? counts.prompts : '-'}</td>
+  <td data-label="Resources" class="num" data-field="resources">${counts ? counts.resources + counts.resourceTemplates : '-'}</td>
+  <td data-label="Pinning" data-field="pinning"><span>${pinningCell(upstream)}</span></td>
+  <td data-label="Last error" class="error" data-field="last-error">${upstream.lastError ?? ''}</td>
+  <td data-label="">${restartable ? html`<button type="button" data-action="restart" data-target="${upstream.name}">Restart</button>` : ''}</td>
 </tr>`;
 }
 
@@ -132,6 +133,7 @@ function pinningCell(upstream: UpstreamEntry): Html | string {
     pins.inLock ? '' : 'not in the lock file',
   ].filter(Boolean);
   if (problems.length === 0) return html`<span class="badge ok">pinned</span>`;
+  if (!pins.inLock) return html`<span class="badge warn">not pinned</span> not in the lock file`;
   // Changed or missing pins are a mismatch; tools without a pin only a warning (withheld or not, by unpinnedTools).
   const mismatch = pins.changed.length > 0 || pins.missing.length > 0;
   const names = [...new Set([...pins.changed, ...pins.missing, ...pins.withheld, ...pins.unpinned])];
