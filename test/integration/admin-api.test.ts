@@ -151,6 +151,9 @@ describe('the admin listener with auth', () => {
   it('refuses a request from another web page, even with a token', async () => {
     const response = await admin('/api/drain', { method: 'POST', body: '{}', headers: { origin: 'https://evil.example' } });
     expect(response.status).toBe(403);
+    // A link from elsewhere (the Grafana dashboard's) opens the page: a GET changes nothing.
+    expect((await admin('/status', { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } })).status).toBe(200);
+    expect((await admin('/api/drain', { method: 'POST', body: '{}', headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
     // What a DNS-rebinding page's request carries: a name of the attacker's that resolves to loopback.
     expect(await statusWithHost('evil.example:8081')).toBe(403);
     expect(await statusWithHost('localhost:8081')).toBe(200);

@@ -65,6 +65,11 @@ export function adminAuth({ verifier, scope, resourceMetadata, onRefused }: Admi
     } catch (error) {
       if (error instanceof TokenRejectedError) return refuse(401, 'invalid-token', 'invalid_token', `Unauthorized: ${error.reason}`, error.reason);
       if (error instanceof KeysUnavailableError) {
+        try {
+          onRefused?.({ outcome: 'unauthenticated', reason: 'keys-unavailable', status: 503, httpMethod: c.req.method, path: c.req.path, client: clientAddress(c), requestId: c.get('requestId') });
+        } catch {
+          // As above.
+        }
         return adminError(c, 'unavailable', 'tokens cannot be verified right now (the identity provider\'s keys cannot be fetched)', {}, { 'Retry-After': '5' });
       }
       throw error;

@@ -3,10 +3,12 @@
 // act for another site:
 // - on a loopback bind, a Host header that names anything but a loopback host is refused: that is
 //   what a DNS-rebinding page's requests carry;
-// - a request whose Origin is present and is not the listener's own (Origin's host:port against
-//   Host, or against X-Forwarded-Host behind a proxy that rewrites Host: no page can set that
-//   header on a request to another origin without a CORS preflight, which is never granted here),
-//   or that Sec-Fetch-Site calls cross-site, is refused;
+// - a request that changes something (POST, DELETE) whose Origin is present and is not the
+//   listener's own (Origin's host:port against Host, or against X-Forwarded-Host behind a proxy that
+//   rewrites Host: no page can set that header on a request to another origin without a CORS
+//   preflight, which is never granted here), or that Sec-Fetch-Site calls cross-site, is refused.
+//   A GET may come from elsewhere (the Grafana dashboard's link opens the page): it changes nothing,
+//   and without CORS headers another origin cannot read the answer;
 // - a POST must carry JSON or nothing: the types an HTML form can send without a CORS preflight
 //   (urlencoded, multipart, text/plain) are refused, so no form on another site can post one.
 import type { MiddlewareHandler } from 'hono';
@@ -20,6 +22,7 @@ export interface AdminRequestGuardOptions {
   readonly onRefused?: (reason: 'host' | 'origin', detail: string) => void;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\b/i;
 
 export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuardOptions): MiddlewareHandler<AppEnv> {
@@ -29,6 +32,7 @@ export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuard
       onRefused?.('host', host.slice(0, 100));
       return adminError(c, 'forbidden', 'this admin listener answers to its loopback address only');
     }
+    if (SAFE_METHODS.has(c.req.method)) return next();
     const origin = c.req.header('origin');
     const site = c.req.header('sec-fetch-site');
     const forwardedHost = c.req.header('x-forwarded-host')?.split(',')[0]?.trim().toLowerCase();
