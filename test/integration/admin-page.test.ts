@@ -36,6 +36,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the status page in Chromium' : `the
   let traffic: Promise<void> | undefined;
   let trafficRunning = true;
   let calls = 0;
+  const failures: string[] = [];
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'switchboard-status-page-'));
@@ -69,8 +70,12 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the status page in Chromium' : `the
     // Live traffic while the page is open.
     traffic = (async () => {
       while (trafficRunning) {
-        await client.request('tools/call', { name: 'everything__echo', arguments: { message: `call ${calls}` } });
-        calls += 1;
+        try {
+          await client.request('tools/call', { name: 'everything__echo', arguments: { message: `call ${calls}` } });
+          calls += 1;
+        } catch (error) {
+          failures.push(error instanceof Error ? error.message : String(error));
+        }
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -151,6 +156,7 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the status page in Chromium' : `the
       await expect.poll(async () => Number(await cell(page, 'tr[data-traffic="everything"]', 'rate').textContent()), POLL).toBeGreaterThan(0);
       expect(await page.locator('#live-indicator').textContent()).toMatch(/^live, updated /);
       expect(navigations()).toBe(1);
+      expect(failures).toEqual([]);
     } finally {
       await page.close();
     }
