@@ -137,7 +137,9 @@ export interface GatewayOptions {
  */
 export async function startGateway(options: GatewayOptions): Promise<RunningFront> {
   const configFile = join(runDir(), `${options.label}.json`);
-  writeFileSync(configFile, JSON.stringify(options.config, null, 2));
+  // The admin listener as deployed, on a free port (runs may overlap with other gateways).
+  const config = { ...options.config, admin: { port: 0, ...(options.config as { admin?: object }).admin } };
+  writeFileSync(configFile, JSON.stringify(config, null, 2));
   const port = await freePort();
   const log = logFd(`gateway-${options.label}`);
   const nodeArgs = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, ...(options.nodeArgs ?? [])];

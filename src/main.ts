@@ -33,10 +33,15 @@ import { SupervisedUpstream } from './upstream/supervised-upstream.js';
 import { CredentialSources } from './credentials/sources.js';
 import { LazyTokenCache } from './credentials/lazy-token-cache.js';
 import { tokenExchangeSource } from './credentials/exchange-source.js';
+import { RecentRates } from './observe/recent-rates.js';
+import type { GatewayUrls, OperatorSources } from './admin/sources.js';
+import { startAdminListener, type AdminListener } from './http/admin/listener.js';
 
 export interface RunningGateway {
   /** The MCP endpoint's URL, with the port actually bound (port 0 picks a free one). */
   readonly url: string;
+  /** The status page's URL (admin listener, or the MCP port with admin.onServerPort); undefined with admin.enabled false. */
+  readonly adminUrl?: string;
   close(reason?: string): Promise<void>;
 }
 
@@ -51,6 +56,7 @@ export interface GatewayDeps {
 }
 
 export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload }: GatewayDeps): Promise<RunningGateway> {
+  const startedAt = new Date();
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
   const pins = await loadPins(config);
@@ -152,6 +158,11 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(current.mcpServers, name), endpoints: withEndpoints });
   metrics.watchPool(upstreams);
   metrics.countPins(pinning);
+  // The status page's last minutes of traffic, sampled from the counters above on a timer.
+  const rates = new RecentRates(() => metrics.rpcTotals());
+  rates.start();
+  const accessPolicy = config.policy && policyAccess(config.policy);
+  const endpointSelections = new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)]));
   const gateway = new Gateway({
     catalog,
     isolation: {
@@ -165,8 +176,8 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     logger,
     ...(pageSize !== undefined && { pageSize }),
     waitForUpstreams: (maxWaitMs) => upstreams.whenSettled(maxWaitMs),
-    ...(config.policy && { access: policyAccess(config.policy) }),
-    endpoints: new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)])),
+    ...(accessPolicy && { access: accessPolicy }),
+    endpoints: endpointSelections,
     searchEndpoints: new Set(Object.entries(config.endpoints).flatMap(([name, endpoint]) => (endpoint.discovery === 'search' ? [name] : []))),
     observers: [auditObserver(logger, { endpoints: withEndpoints }), metrics.observer],
     events,
@@ -188,6 +199,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   await sessions.ready();
 
   let draining = false;
+  let closing: Promise<void> | undefined;
   const openStreams = new OpenStreams();
   metrics.countStreams(openStreams);
   metrics.countListens(gateway.listens);
@@ -212,16 +224,6 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     drain,
   });
 
-  const server = await listen(app.fetch, config.server.host, config.server.port);
-  const { port } = server.address() as AddressInfo;
-  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
-  const url = `http://${host}:${port}${config.server.path}`;
-  const endpointUrls = Object.fromEntries(Object.entries(config.endpoints).map(([name, endpoint]) => [name, new URL(endpoint.path, url).toString()]));
-  logger.info(
-    { url, ...(withEndpoints && { endpoints: endpointUrls }), upstreams: upstreams.all.map((upstream) => upstream.name), store: store.kind },
-    'switchboard listening',
-  );
-
   const reloading =
     reload &&
     startReloading(
@@ -244,9 +246,83 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       logger,
     );
 
-  let closing: Promise<void> | undefined;
+  // The operator's window (admin/): read at each request, so it follows reloads. The URLs are known
+  // once listening, before the first request the window can get.
+  let urls: GatewayUrls | undefined;
+  const operator: OperatorSources = {
+    startedAt,
+    config: () => current,
+    ...(reload && { configFile: reload.file }),
+    isDraining: () => draining,
+    upstreams,
+    catalog,
+    pinning: { report: () => pinning.report() },
+    sessions: store,
+    listens: gateway.listens,
+    streams: openStreams,
+    traffic: rates,
+    urls: () => urls!,
+    ...(accessPolicy && { access: accessPolicy }),
+    endpointSelections,
+    ...(reloading && { reload: () => reloading.reload('admin') }),
+    setDraining: (on) => {
+      if (closing || on === draining) return;
+      draining = on;
+      if (!on) {
+        logger.warn('drain ended by an operator: this replica takes new sessions and streams again');
+        return;
+      }
+      logger.warn('draining on an operator\'s request: /readyz answers 503, new sessions and streams are refused, open GET streams and listens end');
+      drain.closeStandaloneStreams();
+      gateway.listens.endAll();
+    },
+  };
+  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: app }) : undefined;
+
+  let server: ServerType;
+  try {
+    server = await listen(admin?.onServerPort ?? app.fetch, config.server.host, config.server.port);
+  } catch (error) {
+    reloading?.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+  const url = `http://${host}:${port}${config.server.path}`;
+  const endpointUrls = Object.fromEntries(Object.entries(config.endpoints).map(([name, endpoint]) => [name, new URL(endpoint.path, url).toString()]));
+  urls = {
+    mcp: url,
+    endpoints: endpointUrls,
+    legacySse: config.server.ssePath ? new URL(config.server.ssePath, url).toString() : null,
+    health: new URL('/healthz', url).toString(),
+    readiness: new URL('/readyz', url).toString(),
+    metrics: new URL('/metrics', url).toString(),
+    status: null,
+  };
+  let adminListener: AdminListener | undefined;
+  try {
+    adminListener = await admin?.listen(url);
+  } catch (error) {
+    reloading?.close();
+    await closeServer(server, 0);
+    throw error;
+  }
+  const adminUrl = adminListener?.statusUrl;
+  urls = { ...urls, status: adminUrl ?? null };
+  logger.info(
+    {
+      url,
+      ...(withEndpoints && { endpoints: endpointUrls }),
+      ...(adminUrl !== undefined && { admin: adminUrl }),
+      upstreams: upstreams.all.map((upstream) => upstream.name),
+      store: store.kind,
+    },
+    'switchboard listening',
+  );
+
   return {
     url,
+    ...(adminUrl !== undefined && { adminUrl }),
     close(reason = 'shutdown') {
       closing ??= (async () => {
         draining = true;
@@ -264,6 +340,9 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         // Keep-alive connections that served the last requests are idle now: no need to wait them out.
         if ('closeIdleConnections' in server) server.closeIdleConnections();
         await stopped;
+        // The status page stays up through the drain, so an operator can watch it.
+        await adminListener?.close();
+        rates.stop();
         parked.stop();
         gateway.stop();
         catalog.stop();

@@ -2,14 +2,15 @@
 // file) or SIGHUP the new config is validated first; an invalid one changes nothing (the problems
 // are logged). A valid one starts added servers, stops removed ones, replaces changed ones, and
 // re-merges the catalogue, which announces list_changed to sessions. Sessions survive. Settings
-// that cannot change in a running process are named in a warning.
-import { ConfigError } from './config/load.js';
+// that cannot change in a running process are named in a warning. The admin API asks for a reload
+// too (reload()), and is told how it went.
+import { ConfigError, type ConfigProblem } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { watchConfig } from './config/watch.js';
 import type { Logger } from './observe/logger.js';
 
 /** Sections a running gateway cannot take over without a restart (limits.servers aside: see restartOnlyPart). */
-const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'endpoints', 'limits'] as const;
+const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'endpoints', 'limits', 'admin'] as const;
 
 /**
  * What of a section needs a restart to change. limits.requestsPerMinute is the HTTP middleware's,
@@ -27,6 +28,29 @@ export interface ReloadSource {
   readonly file: string;
   /** Loads and validates it (with the same environment and command line overrides as at start). */
   load(): Promise<Config>;
+  /** false: no watching of the file, nor SIGHUP; reload() only (tests that decide when). Default true. */
+  readonly watch?: boolean;
+}
+
+export type ReloadTrigger = 'file' | 'SIGHUP' | 'admin';
+
+/** How one reload went, for whoever asked for it (the admin API). */
+export type ReloadOutcome =
+  | {
+      readonly outcome: 'applied';
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly changed: readonly string[];
+      /** Sections that differ from the running config but take effect only after a restart. */
+      readonly restartOnly: readonly string[];
+    }
+  | { readonly outcome: 'refused'; readonly problems: readonly ConfigProblem[] }
+  | { readonly outcome: 'failed'; readonly error: string };
+
+export interface Reloading {
+  /** Reloads now, after any reload under way; resolves with how it went (also logged as usual). */
+  reload(trigger: ReloadTrigger): Promise<ReloadOutcome>;
+  close(): void;
 }
 
 export interface ReloadTarget {
@@ -40,33 +64,37 @@ export interface ReloadTarget {
   companionFiles?(config: Config): readonly string[];
 }
 
-export function startReloading(source: ReloadSource, target: ReloadTarget, logger: Logger): { close(): void } {
-  let running: Promise<void> = Promise.resolve();
-  const onChange = (trigger: 'file' | 'SIGHUP') => {
+export function startReloading(source: ReloadSource, target: ReloadTarget, logger: Logger): Reloading {
+  let running: Promise<unknown> = Promise.resolve();
+  const reload = (trigger: ReloadTrigger): Promise<ReloadOutcome> => {
     // One reload at a time, in order: a second change waits for the first to be applied.
-    running = running.then(() => reloadOnce(trigger));
+    const outcome = running.then(() => reloadOnce(trigger));
+    running = outcome.catch(() => undefined);
+    return outcome;
   };
+  const onChange = (trigger: 'file' | 'SIGHUP') => void reload(trigger);
+  const watches = source.watch !== false;
   const watchedFiles = () => [source.file, ...(target.companionFiles?.(target.current()) ?? [])];
   let watching = watchedFiles();
-  let watcher = watchConfig(watching, onChange);
+  let watcher = watches ? watchConfig(watching, onChange) : undefined;
   let closed = false;
   /** A reload may name other companion files (a new lock file): watch those from now on. */
   const rewatch = () => {
     const next = watchedFiles();
-    if (closed || next.join('\u0000') === watching.join('\u0000')) return;
+    if (closed || !watcher || next.join('\u0000') === watching.join('\u0000')) return;
     watcher.close();
     watching = next;
     watcher = watchConfig(watching, onChange);
   };
 
-  async function reloadOnce(trigger: string): Promise<void> {
+  async function reloadOnce(trigger: ReloadTrigger): Promise<ReloadOutcome> {
     let next: Config;
     try {
       next = await source.load();
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: String(error) }];
       logger.error({ trigger, file: source.file, problems }, 'config reload refused: the new config is invalid; the running config stays');
-      return;
+      return { outcome: 'refused', problems };
     }
     const previous = target.current();
     const unchangeable = RESTART_ONLY.filter(
@@ -79,19 +107,23 @@ export function startReloading(source: ReloadSource, target: ReloadTarget, logge
       const changes = await target.apply(next);
       logger.info({ trigger, ...changes }, 'config reloaded');
       rewatch();
+      return { outcome: 'applied', ...changes, restartOnly: unchangeable };
     } catch (error) {
       if (error instanceof ConfigError) {
         logger.error({ trigger, file: error.source ?? source.file, problems: error.problems }, 'config reload refused: the new config is invalid; the running config stays');
-        return;
+        return { outcome: 'refused', problems: error.problems };
       }
-      logger.error({ trigger, err: error instanceof Error ? error.message : String(error) }, 'config reload failed');
+      const message = error instanceof Error ? error.message : String(error);
+      logger.error({ trigger, err: message }, 'config reload failed');
+      return { outcome: 'failed', error: message };
     }
   }
 
   return {
+    reload,
     close: () => {
       closed = true;
-      watcher.close();
+      watcher?.close();
     },
   };
 }

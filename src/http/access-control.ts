@@ -4,7 +4,7 @@
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { Config } from '../config/schema.js';
 import { resourceMetadataUrl } from '../auth/challenge.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
+import { createTokenVerifier, type SharedKeysVerifier } from '../auth/token-verifier.js';
 import { createRateLimiter } from '../limits/create-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Logger } from '../observe/logger.js';
@@ -29,6 +29,8 @@ export interface AccessControl {
    * RFC 9728 metadata (its canonical URI), by endpoint name.
    */
   readonly endpoints?: ReadonlyMap<string, EndpointAccess>;
+  /** With auth: the verifier of tokens for the gateway's audience (the admin listener checks its tokens with it too). */
+  readonly verifier?: SharedKeysVerifier;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
       paths: [server.path, new URL(server.publicUrl).pathname],
     },
     endpoints,
+    verifier,
     close: async () => limiter?.close(),
   };
 }

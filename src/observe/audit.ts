@@ -93,6 +93,76 @@ export function auditWithheldTools(logger: Pick<Logger, 'info'>): (event: Withhe
   };
 }
 
+/** An operator's action on the admin listener (http/admin/): who asked for what, and how it went. */
+export interface AdminActionEvent {
+  readonly action: 'restart' | 'reload' | 'drain' | 'resume';
+  /** What it acted on: the server of a restart. */
+  readonly target?: string;
+  /** `ok`; `refused` (nothing was done: an unknown server, an invalid config); `error` (it was tried and failed). */
+  readonly outcome: 'ok' | 'refused' | 'error';
+  /** Why, when not ok, in the operator's words (never a secret: config problems name key paths). */
+  readonly reason?: string;
+  /** The token's subject; absent without auth. */
+  readonly sub?: string;
+  readonly client: string;
+  readonly requestId?: string;
+  readonly durationMs: number;
+}
+
+/** A request to the admin listener refused for want of a token or of the admin scope, or from a foreign page. */
+export interface AdminRefusalEvent {
+  readonly outcome: 'unauthenticated' | 'denied';
+  readonly reason: string;
+  readonly detail?: string;
+  readonly status: number;
+  readonly httpMethod: string;
+  readonly path: string;
+  readonly sub?: string;
+  readonly client: string;
+  readonly requestId?: string;
+}
+
+/** Lines with `"event": "admin"`: one per action (restart, reload, drain) and per refused request. */
+export function auditAdmin(logger: Pick<Logger, 'info'>): { action(event: AdminActionEvent): void; refusal(event: AdminRefusalEvent): void } {
+  return {
+    action(event) {
+      logger.info(
+        {
+          audit: true,
+          event: 'admin',
+          ...(event.sub !== undefined && { sub: event.sub }),
+          client: event.client,
+          action: event.action,
+          ...(event.target !== undefined && { target: event.target }),
+          outcome: event.outcome,
+          ...(event.reason !== undefined && { reason: event.reason }),
+          durationMs: Math.round(event.durationMs * 10) / 10,
+          ...(event.requestId !== undefined && { requestId: event.requestId }),
+        },
+        'audit',
+      );
+    },
+    refusal(event) {
+      logger.info(
+        {
+          audit: true,
+          event: 'admin',
+          ...(event.sub !== undefined && { sub: event.sub }),
+          client: event.client,
+          httpMethod: event.httpMethod,
+          path: event.path,
+          outcome: event.outcome,
+          reason: event.reason,
+          ...(event.detail !== undefined && { detail: event.detail }),
+          status: event.status,
+          ...(event.requestId !== undefined && { requestId: event.requestId }),
+        },
+        'audit',
+      );
+    },
+  };
+}
+
 /** The same eight characters gateway.ts logs (shortId), never the whole id, which is a credential. */
 function shortSessionId(sessionId: string): string {
   return sessionId.slice(0, 8);

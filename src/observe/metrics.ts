@@ -58,6 +58,17 @@ export const GATEWAY_SERVER_LABEL = '';
 
 /** From 5 ms (a cached list) to 5 minutes (a long tool call). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** The duration histogram's upper bounds in seconds, +Inf last: the order of RpcTotals.buckets. */
+export const RPC_DURATION_BOUNDS: readonly number[] = [...DURATION_BUCKETS, Number.POSITIVE_INFINITY];
+
+/** One `server` label value's requests so far, summed over methods, eras and endpoints. */
+export interface RpcTotals {
+  readonly requests: number;
+  readonly errors: number;
+  readonly denied: number;
+  /** Cumulative counts of the duration histogram, in the order of RPC_DURATION_BOUNDS. */
+  readonly buckets: readonly number[];
+}
 
 /** The part of UpstreamPool that metrics follow. */
 export interface UpstreamSet {
@@ -319,6 +330,38 @@ export class GatewayMetrics {
   /** One answered HTTP request; `route` must come from a fixed set (see observe-requests.ts). */
   countHttpRequest(route: string, method: string, status: number): void {
     this.#httpRequests.inc({ route, method, status: String(status) });
+  }
+
+  /**
+   * The request counters and duration histogram as they are now, by `server` label value: what the
+   * status page's recent rates are computed from (observe/recent-rates.ts). Read on a timer, never
+   * on the request path.
+   */
+  async rpcTotals(): Promise<Map<string, RpcTotals>> {
+    const totals = new Map<string, { requests: number; errors: number; denied: number; buckets: number[] }>();
+    const of = (server: string) => {
+      let entry = totals.get(server);
+      if (!entry) {
+        entry = { requests: 0, errors: 0, denied: 0, buckets: RPC_DURATION_BOUNDS.map(() => 0) };
+        totals.set(server, entry);
+      }
+      return entry;
+    };
+    for (const { labels, value } of (await this.#rpcRequests.get()).values) {
+      const entry = of(String(labels.server ?? ''));
+      entry.requests += value;
+      if (labels.outcome === 'error') entry.errors += value;
+      else if (labels.outcome === 'denied') entry.denied += value;
+    }
+    for (const sample of (await this.#rpcDuration.get()).values) {
+      if (sample.metricName !== 'switchboard_rpc_duration_seconds_bucket') continue;
+      // prom-client's bucket samples carry `le` besides the histogram's own labels.
+      const le = (sample.labels as { le?: string | number }).le;
+      const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+      const index = RPC_DURATION_BOUNDS.indexOf(bound);
+      if (index !== -1) of(String(sample.labels.server ?? '')).buckets[index]! += sample.value;
+    }
+    return totals;
   }
 
   /** The text exposition format, with its content type. */

@@ -73,6 +73,10 @@ export class SupervisedUpstream implements Upstream {
   #stopPinging: (() => void) | undefined;
   /** What each new connection asks of the upstream again (carried-state.ts). */
   readonly #carried = new CarriedStateRecorder();
+  /** Connections lost or dropped on request (restart()) since start: the status page shows it. */
+  #restarts = 0;
+  /** Bumped by restart(): a connection attempt of an earlier generation that ends later is discarded. */
+  #generation = 0;
 
   constructor(
     readonly name: string,
@@ -104,6 +108,7 @@ export class SupervisedUpstream implements Upstream {
       state: this.#state,
       since: this.#since.toISOString(),
       ...(this.#info && { transport: this.#info.transport, protocolVersion: this.#info.protocolVersion }),
+      restarts: this.#restarts,
       ...(this.#lastError !== undefined && this.#state !== 'ready' && { lastError: this.#lastError }),
     };
   }
@@ -126,6 +131,29 @@ export class SupervisedUpstream implements Upstream {
 
   whenSettled(): Promise<void> {
     return this.#settled;
+  }
+
+  /**
+   * Drops the connection, whatever its state, and connects anew at once (an operator's restart):
+   * counted as a restart; requests in flight on the old connection fail with the unavailable error,
+   * and a stdio child is closed (stdin, SIGTERM, SIGKILL) while its replacement starts. Resolves
+   * when the new connection attempt has ended, whether it succeeded or not.
+   */
+  async restart(): Promise<void> {
+    if (this.#state === 'stopped') throw new UpstreamUnavailableError(this.name, 'it is stopped');
+    this.#generation += 1;
+    clearTimeout(this.#retryTimer);
+    this.#stopPinging?.();
+    this.#stopPinging = undefined;
+    const connection = this.#connection;
+    this.#connection = undefined;
+    this.#restarts += 1;
+    this.#attempt = 0;
+    this.#lastError = 'restarted by an operator';
+    this.#logger.warn('upstream restart requested; reconnecting');
+    this.#setState('connecting');
+    void connection?.close().catch(() => {});
+    await this.#connect();
   }
 
   unavailability(): Error | undefined {
@@ -168,6 +196,7 @@ export class SupervisedUpstream implements Upstream {
   }
 
   async #connect(): Promise<void> {
+    const generation = this.#generation;
     try {
       const connection = await openConnection({
         name: this.name,
@@ -193,7 +222,7 @@ export class SupervisedUpstream implements Upstream {
           },
         },
       });
-      if (this.#state === 'stopped') {
+      if (this.#state === 'stopped' || generation !== this.#generation) {
         await connection.close().catch(() => {});
         return;
       }
@@ -215,7 +244,7 @@ export class SupervisedUpstream implements Upstream {
       );
       this.#setState('ready');
     } catch (error) {
-      if (this.#state === 'stopped') return;
+      if (this.#state === 'stopped' || generation !== this.#generation) return;
       this.#lastError = error instanceof Error ? error.message : String(error);
       this.#refusal = error instanceof UpstreamAuthChallengeError ? error : undefined;
       this.#scheduleRetry();
@@ -261,6 +290,7 @@ export class SupervisedUpstream implements Upstream {
     this.#stopPinging?.();
     this.#stopPinging = undefined;
     this.#connection = undefined;
+    this.#restarts += 1;
     this.#lastError = `${reason}`;
     this.#logger.warn({ reason }, 'upstream connection lost; reconnecting');
     this.#scheduleRetry();

@@ -82,6 +82,8 @@ export interface UpstreamStatus {
   readonly protocolVersion?: string;
   readonly lastError?: string;
   readonly since: string;
+  /** Connections lost (and reconnected) or restarted by an operator since the gateway started. */
+  readonly restarts?: number;
 }
 
 export interface Upstream {
@@ -142,4 +144,9 @@ export interface Upstream {
   whenSettled(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
+  /**
+   * Drops the connection and connects anew (the admin API's restart); resolves when that attempt
+   * has ended. Absent on upstreams that cannot be restarted on their own.
+   */
+  restart?(): Promise<void>;
 }

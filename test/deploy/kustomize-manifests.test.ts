@@ -94,7 +94,10 @@ describe('the manifests under deploy/', () => {
 
   it('configure the gateway in the base exactly as the chart does by default', () => {
     const baseConfig = readYaml(join(DEPLOY_DIR, 'base', 'switchboard.yaml'));
-    expect(baseConfig).toEqual(chartDefaults().config);
+    const values = chartDefaults();
+    // The chart's ConfigMap is `config` with the admin listener's place from `admin` (configmap.yaml).
+    const admin = { ...(valueAt(values, 'config.admin') as object | undefined), enabled: valueAt(values, 'admin.enabled'), host: '0.0.0.0', port: valueAt(values, 'admin.port') };
+    expect(baseConfig).toEqual({ ...(values.config as object), admin });
   });
 
   it('give the base Deployment the chart defaults for image, port, probes, security, resources and shutdown', () => {
@@ -106,7 +109,10 @@ describe('the manifests under deploy/', () => {
 
     expect(valueAt(deployment, 'spec.replicas')).toBe(values.replicaCount);
     expect(container.image).toBe(`${String(valueAt(values, 'image.repository'))}:${String(appVersion)}`);
-    expect(container.ports).toEqual([{ name: 'http', containerPort: values.containerPort, protocol: 'TCP' }]);
+    expect(container.ports).toEqual([
+      { name: 'http', containerPort: values.containerPort, protocol: 'TCP' },
+      { name: 'admin', containerPort: valueAt(values, 'admin.port'), protocol: 'TCP' },
+    ]);
     expect(container.env).toEqual(
       expect.arrayContaining([
         { name: 'PORT', value: String(values.containerPort) },
@@ -125,6 +131,10 @@ describe('the manifests under deploy/', () => {
     expect(valueAt(baseObject('Service'), 'spec.ports')).toEqual([
       { name: 'http', port: valueAt(values, 'service.port'), targetPort: 'http', protocol: 'TCP' },
     ]);
+    expect(valueAt(baseObject('Service', 'switchboard-admin'), 'spec')).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'admin', port: valueAt(values, 'admin.port'), targetPort: 'admin', protocol: 'TCP' }],
+    });
     expect(valueAt(baseObject('PodDisruptionBudget'), 'spec.maxUnavailable')).toBe(valueAt(values, 'podDisruptionBudget.maxUnavailable'));
   });
 

@@ -138,6 +138,16 @@ describe('the dashboard and the alert rules', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('have a dashboard that links to the status page through a URL variable the operator sets', () => {
+    const board = dashboard();
+    const links = Array.isArray(board.links) ? board.links.filter(isPlainObject) : [];
+    const templating = isPlainObject(board.templating) ? board.templating : {};
+    const variables = Array.isArray(templating.list) ? templating.list.filter(isPlainObject) : [];
+    const statusUrl = variables.find((variable) => variable.name === 'status_url');
+    expect(statusUrl).toMatchObject({ type: 'textbox', query: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8081\/status$/) });
+    expect(links).toContainEqual(expect.objectContaining({ type: 'link', url: '${status_url}', targetBlank: true }));
+  });
+
   it('have a dashboard whose queries are all valid PromQL', () => {
     expect(dashboardQueries().length).toBeGreaterThan(10);
     expect(syntaxProblems(dashboardQueries())).toEqual([]);

@@ -79,6 +79,8 @@ describe('a production-only install, as in the image', () => {
           SWITCHBOARD_CONFIG: join(dir, 'etc', 'switchboard', 'switchboard.yaml'),
           MEMORY_FILE_PATH: join(dir, 'memory.jsonl'),
           NPM_CONFIG_CACHE: join(dir, '.npm'),
+          // The shipped config's admin listener, on a free port: other tests' gateways run at the same time.
+          ADMIN_PORT: '0',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -106,7 +106,8 @@ describe('switchboard command line', () => {
 
   it('runs the gateway until SIGTERM, then exits 0', async () => {
     const file = join(dir, 'no-servers.yaml');
-    await writeFile(file, 'mcpServers: {}\n');
+    // Port 0: other tests' gateways run at the same time.
+    await writeFile(file, 'mcpServers: {}\nadmin: { port: 0 }\n');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--config', file, '--port', '0'], {
       cwd: REPO_ROOT,
       env: { ...process.env, SWITCHBOARD_CONFIG: '', PORT: '', HOST: '', REDIS_URL: '' },

@@ -2,7 +2,7 @@
 // list_changed; an invalid config changes nothing. Through the real command line and its file.
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
+import { startGatewayProcess, withFreeAdminPort, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
 import { connectRecordingClient, firstText, type RecordingClient } from '../support/recording-client.js';
 import { stdioFixture } from '../support/upstreams.js';
 
@@ -29,7 +29,7 @@ describe('config reload', () => {
 
   it('starts a server added to the file, and the open session hears list_changed', async () => {
     expect(await toolNames()).not.toContain('right__whoami');
-    writeFileSync(configFile, JSON.stringify({ mcpServers: { left, right } }));
+    writeFileSync(configFile, JSON.stringify(withFreeAdminPort({ mcpServers: { left, right } })));
     await client.waitFor('notifications/tools/list_changed', 1, 20_000);
     expect(await toolNames()).toContain('right__whoami');
     expect(firstText(await client.client.callTool({ name: 'right__whoami', arguments: {} }))).toBe('right');
@@ -37,7 +37,7 @@ describe('config reload', () => {
 
   it('refuses an invalid config and keeps the running one', async () => {
     const before = logged('config reload refused: the new config is invalid; the running config stays').length;
-    writeFileSync(configFile, JSON.stringify({ mcpServers: { right: { command: 42 } } }));
+    writeFileSync(configFile, JSON.stringify(withFreeAdminPort({ mcpServers: { right: { command: 42 } } })));
     await expect.poll(() => logged('config reload refused: the new config is invalid; the running config stays').length, { timeout: 10_000 }).toBe(before + 1);
     expect(await toolNames()).toEqual(expect.arrayContaining(['left__whoami', 'right__whoami']));
     expect(firstText(await client.client.callTool({ name: 'left__whoami', arguments: {} }))).toBe('left');
@@ -45,7 +45,7 @@ describe('config reload', () => {
 
   it('stops a removed server, and the same session goes on without it', async () => {
     const changes = client.received('notifications/tools/list_changed').length;
-    writeFileSync(configFile, JSON.stringify({ mcpServers: { left } }));
+    writeFileSync(configFile, JSON.stringify(withFreeAdminPort({ mcpServers: { left } })));
     await client.waitFor('notifications/tools/list_changed', changes + 1, 20_000);
     expect(await toolNames()).not.toContain('right__whoami');
     expect(firstText(await client.client.callTool({ name: 'left__whoami', arguments: {} }))).toBe('left');

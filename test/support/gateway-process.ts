@@ -23,11 +23,22 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** Writes a config object to a fresh temporary file, for --config. */
+/**
+ * Writes a config object to a fresh temporary file, for --config. Many gateways run at once: unless
+ * the config says otherwise, each admin listener gets a free port of its own.
+ */
 export function writeConfigFile(config: unknown): string {
   const file = join(mkdtempSync(join(tmpdir(), 'switchboard-config-')), 'switchboard.json');
-  writeFileSync(file, JSON.stringify(config, null, 2));
+  writeFileSync(file, JSON.stringify(withFreeAdminPort(config), null, 2));
   return file;
+}
+
+/** A config object with `admin.port: 0` unless it sets one (anything that is not an object passes as it is). */
+export function withFreeAdminPort(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return config;
+  const { admin } = config as { admin?: unknown };
+  if (admin !== undefined && (typeof admin !== 'object' || admin === null)) return config;
+  return { ...config, admin: { port: 0, ...(admin as object | undefined) } };
 }
 
 export async function startGatewayProcess(configFile: string, env: Record<string, string> = {}): Promise<GatewayProcess> {

@@ -27,6 +27,8 @@ export interface TestGatewayOptions {
   readonly jwksCooldownMs?: number;
   /** Keep the config in a file and reload it on change or SIGHUP, as the command line does. */
   readonly reloadable?: boolean;
+  /** With reloadable: false reloads only when asked (the admin API), not on a file change or SIGHUP. */
+  readonly watchConfig?: boolean;
 }
 
 /**
@@ -39,6 +41,8 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
   const withTestServer = (input: ConfigInput): ConfigInput => ({
     ...input,
     server: { host: '127.0.0.1', port: 0, ...input.server },
+    // Many gateways run at once: each admin listener on a free port of its own.
+    admin: { port: 0, ...input.admin },
     sessions: { keyPrefix: FILE_KEY_PREFIX, ...input.sessions },
   });
   const configFile = options.reloadable ? join(mkdtempSync(join(tmpdir(), 'switchboard-config-')), 'switchboard.json') : undefined;
@@ -62,7 +66,9 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     logger,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
-    ...(configFile !== undefined && { reload: { file: configFile, load: () => loadConfig(configFile, {}) } }),
+    ...(configFile !== undefined && {
+      reload: { file: configFile, load: () => loadConfig(configFile, {}), ...(options.watchConfig === false && { watch: false }) },
+    }),
   });
   return Object.assign(gateway, { logs, rewriteConfig });
 }

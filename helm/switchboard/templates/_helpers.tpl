@@ -72,6 +72,9 @@ the Deployment, so `helm template`, `helm lint` and `helm install` all stop on t
 {{- if and .Values.autoscaling.enabled (gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas)) }}
 {{- fail "autoscaling.minReplicas must not exceed autoscaling.maxReplicas" }}
 {{- end }}
+{{- if and .Values.admin.enabled (eq (int .Values.admin.port) (int .Values.containerPort)) }}
+{{- fail "admin.port must differ from containerPort: the status page and admin API have a listener of their own" }}
+{{- end }}
 {{- $server := .Values.config.server | default dict }}
 {{- $drain := int (default 25 $server.shutdownTimeoutSeconds) }}
 {{- if le (int .Values.terminationGracePeriodSeconds) (add (int .Values.preStopSleepSeconds) $drain) }}

@@ -1,0 +1,57 @@
+// What the operator's window reads and what it may do, handed over by the composition root
+// (main.ts). Small getters over the running parts, read at each request: a reload replaces the
+// config, the upstreams and the catalogue view under them. No HTTP here (http/admin/ serves it).
+import type { Config } from '../config/schema.js';
+import type { AccessPolicy } from '../gateway/access.js';
+import type { CatalogView } from '../gateway/catalog-view.js';
+import type { ItemFilter } from '../gateway/filter-view.js';
+import type { TrafficReport } from '../observe/recent-rates.js';
+import type { PinningReport } from '../pinning/enforcer.js';
+import type { ReloadOutcome } from '../reload.js';
+import type { Upstream } from '../upstream/types.js';
+
+/** Where the gateway answers, with the ports actually bound. */
+export interface GatewayUrls {
+  readonly mcp: string;
+  /** Configured endpoints, by name. */
+  readonly endpoints: Readonly<Record<string, string>>;
+  /** The 2024-11-05 HTTP+SSE transport's GET URL; null when off. */
+  readonly legacySse: string | null;
+  readonly health: string;
+  readonly readiness: string;
+  readonly metrics: string;
+  /** The status page; null while the admin listener is off. */
+  readonly status: string | null;
+}
+
+export interface OperatorSources {
+  readonly startedAt: Date;
+  /** The config in force. */
+  config(): Config;
+  /** The file it was read from, when there is one to reload from. */
+  readonly configFile?: string;
+  isDraining(): boolean;
+  /** Shared upstreams of this replica, in config order. */
+  readonly upstreams: { readonly all: readonly Upstream[]; get(name: string): Upstream | undefined };
+  readonly catalog: {
+    readonly view: CatalogView;
+    /** Resolves once no list refresh is under way (or after maxWaitMs). */
+    settled(maxWaitMs?: number): Promise<void>;
+  };
+  readonly pinning: { report(): PinningReport | undefined };
+  readonly sessions: { readonly kind: 'memory' | 'redis'; count(): Promise<number> };
+  /** 2026 subscriptions/listen requests held open on this replica. */
+  readonly listens: { readonly size: number };
+  /** SSE streams held open on this replica. */
+  readonly streams: { readonly size: number };
+  readonly traffic: { report(): Promise<TrafficReport> };
+  urls(): GatewayUrls;
+  /** Policy (built once at start: `policy` is restart-only); absent: everything is allowed. */
+  readonly access?: AccessPolicy;
+  /** What each configured endpoint selects, by name. */
+  readonly endpointSelections: ReadonlyMap<string, ItemFilter>;
+  /** Asks for a config reload; absent when the gateway has no config file to reload from. */
+  readonly reload?: () => Promise<ReloadOutcome>;
+  /** Stops taking new work as SIGTERM's first phase does (true), or takes it again (false). */
+  setDraining(draining: boolean): void;
+}

@@ -1,0 +1,100 @@
+// Where the status page and the admin API are served (config `admin`): a listener of their own,
+// loopback by default, or, with `onServerPort`, the MCP port (its paths keep precedence there). With
+// `auth`, both need a token for the gateway's audience that carries admin.scope; without it, anyone
+// who can reach the listener can act, which is logged as a warning unless it is bound to loopback.
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { OperatorSources } from '../../admin/sources.js';
+import { resourceMetadataUrl } from '../../auth/challenge.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../observe/logger.js';
+import type { AccessControl } from '../access-control.js';
+import { isLoopbackHost } from '../origin-patterns.js';
+import { createAdminApp } from './app.js';
+
+type Fetch = Parameters<typeof serve>[0]['fetch'];
+
+export interface AdminListener {
+  /** The status page's URL, with the port actually bound. */
+  readonly statusUrl: string;
+  close(): Promise<void>;
+}
+
+export interface AdminSetup {
+  /** With admin.onServerPort: the MCP port's fetch, which hands the admin paths to the admin app. */
+  readonly onServerPort?: Fetch;
+  /** Binds the admin listener (or, on the server port, only names the URL); `mcpUrl` is the MCP endpoint's. */
+  listen(mcpUrl: string): Promise<AdminListener>;
+}
+
+export interface AdminSetupDeps {
+  readonly sources: OperatorSources;
+  readonly logger: Logger;
+  readonly access: AccessControl;
+  /** The MCP app, for admin.onServerPort. */
+  readonly mcpApp: { fetch: Fetch };
+}
+
+/** The paths of the admin app; on the MCP port, only those the MCP side does not serve itself. */
+const ADMIN_PATH = /^\/(status|api\/.*)$/;
+
+export function startAdminListener(config: Config, { sources, logger, access, mcpApp }: AdminSetupDeps): AdminSetup {
+  const { admin, server } = config;
+  const host = admin.onServerPort ? server.host : admin.host;
+  const loopbackOnly = isLoopbackHost(host);
+  if (config.auth && !access.verifier) throw new Error('startAdminListener: auth is configured but the access control has no verifier');
+  const app = createAdminApp({
+    sources,
+    logger,
+    loopbackOnly,
+    ...(config.auth &&
+      access.verifier && { auth: { verifier: access.verifier, scope: admin.scope, resourceMetadata: resourceMetadataUrl(server.publicUrl) } }),
+  });
+  if (!config.auth && !loopbackOnly) {
+    logger.warn(
+      { host, port: admin.onServerPort ? server.port : admin.port },
+      'admin listener without auth on a non-loopback address: anyone who can reach it can see the config and the catalogue, restart upstreams, reload the config and drain this replica',
+    );
+  }
+
+  if (admin.onServerPort) {
+    const mcpPaths = new Set([server.path, server.ssePath, ...Object.values(config.endpoints).map((endpoint) => endpoint.path)].filter(Boolean));
+    return {
+      onServerPort: (request, env) => {
+        const { pathname } = new URL(request.url);
+        return ADMIN_PATH.test(pathname) && !mcpPaths.has(pathname) ? app.fetch(request, env) : mcpApp.fetch(request, env);
+      },
+      listen: async (mcpUrl) => ({ statusUrl: new URL('/status', mcpUrl).toString(), close: async () => {} }),
+    };
+  }
+
+  return {
+    async listen() {
+      const listener = await bind(app.fetch, admin.host, admin.port);
+      const { port } = listener.address() as AddressInfo;
+      const shownHost = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
+      return {
+        statusUrl: `http://${shownHost}:${port}/status`,
+        close: () =>
+          new Promise<void>((resolve) => {
+            // Nothing here streams: whatever is still open is a poll that can be cut.
+            listener.close(() => resolve());
+            if ('closeAllConnections' in listener) listener.closeAllConnections();
+          }),
+      };
+    },
+  };
+}
+
+function bind(fetch: Fetch, hostname: string, port: number): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const listener = serve({ fetch, hostname, port }, () => resolve(listener));
+    listener.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`the admin listener cannot bind ${hostname}:${port}: the port is in use (set admin.port, or admin.enabled: false)`, { cause: error })
+          : error,
+      );
+    });
+  });
+}

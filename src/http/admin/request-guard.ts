@@ -1,0 +1,63 @@
+// What keeps other web pages out of the admin listener, token or not. A browser that can reach it
+// (an operator's, on the same machine or behind a proxy that adds the token) must not be made to
+// act for another site:
+// - on a loopback bind, a Host header that names anything but a loopback host is refused: that is
+//   what a DNS-rebinding page's requests carry;
+// - a request that changes something (POST, DELETE) whose Origin is present and is not the
+//   listener's own (Origin's host:port against Host, or against X-Forwarded-Host behind a proxy that
+//   rewrites Host: no page can set that header on a request to another origin without a CORS
+//   preflight, which is never granted here), or that Sec-Fetch-Site calls cross-site, is refused.
+//   A GET may come from elsewhere (the Grafana dashboard's link opens the page): it changes nothing,
+//   and without CORS headers another origin cannot read the answer;
+// - a POST must carry JSON or nothing: the types an HTML form can send without a CORS preflight
+//   (urlencoded, multipart, text/plain) are refused, so no form on another site can post one.
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app-env.js';
+import { isLoopbackHost } from '../origin-patterns.js';
+import { adminError } from './errors.js';
+
+export interface AdminRequestGuardOptions {
+  /** The listener is bound to a loopback address: the Host header must name a loopback host. */
+  readonly loopbackOnly: boolean;
+  readonly onRefused?: (reason: 'host' | 'origin', detail: string) => void;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const FORM_TYPES = /^\s*(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)\b/i;
+
+export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuardOptions): MiddlewareHandler<AppEnv> {
+  return async function adminRequestGuardMiddleware(c, next) {
+    const host = (c.req.header('host') ?? '').trim().toLowerCase();
+    if (loopbackOnly && host !== '' && !isLoopbackHost(hostnameOf(host))) {
+      onRefused?.('host', host.slice(0, 100));
+      return adminError(c, 'forbidden', 'this admin listener answers to its loopback address only');
+    }
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const origin = c.req.header('origin');
+    const site = c.req.header('sec-fetch-site');
+    const forwardedHost = c.req.header('x-forwarded-host')?.split(',')[0]?.trim().toLowerCase();
+    const ownOrigin = (value: string) => {
+      const from = originHost(value);
+      return from !== undefined && (from === host || from === forwardedHost);
+    };
+    if ((origin !== undefined && !ownOrigin(origin)) || site === 'cross-site') {
+      onRefused?.('origin', (origin ?? `sec-fetch-site: ${site}`).slice(0, 200));
+      return adminError(c, 'forbidden', 'requests from other web pages are not accepted here');
+    }
+    if (c.req.method === 'POST' && FORM_TYPES.test(c.req.header('content-type') ?? '')) {
+      return adminError(c, 'unsupported-media-type', 'send a JSON body (Content-Type: application/json), or none');
+    }
+    await next();
+  };
+}
+
+/** `host:port` of an Origin, lower case; undefined for "null" and junk. */
+function originHost(origin: string): string | undefined {
+  return URL.parse(origin)?.host.toLowerCase();
+}
+
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
