@@ -25,7 +25,7 @@ const sentinelAddress = z.union([
       return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: number };
     }),
   z.object({ host: z.string().min(1), port }).strict(),
-]);
+], { error: 'must be "host:port" (an IPv6 address in brackets) or {host, port}' });
 
 const tls = z.union([
   z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean()),

@@ -65,11 +65,18 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
     // Command connections fail at once rather than queue while they connect (redis-connection.ts):
     // the first requests must find them up.
     ready: async () => {
-      await Promise.all([pubsub.ready(), whenConnected(redis), shared instanceof RedisSessionStore ? shared.connected() : undefined]);
+      try {
+        await Promise.all([pubsub.ready(), whenConnected(redis), shared instanceof RedisSessionStore ? shared.connected() : undefined]);
+      } catch (error) {
+        // The gateway will not start (a Cluster node): its connections must not keep reconnecting.
+        await close();
+        throw error;
+      }
     },
-    close: async () => {
-      await Promise.all([store.close(), bus.close()]);
-      await Promise.all([pubsub.close(), closeRedis(redis)]);
-    },
+    close,
   };
+  async function close(): Promise<void> {
+    await Promise.all([store.close(), bus.close()]);
+    await Promise.all([pubsub.close(), closeRedis(redis)]);
+  }
 }

@@ -11,6 +11,8 @@ const HUNG_MS = 8_000;
 export interface Answer {
   readonly key: string;
   readonly client: number;
+  /** The gateway endpoint that was asked. */
+  readonly url: string;
   /** 0: no answer within HUNG_MS (or the connection failed). */
   readonly status: number;
   readonly retryAfter: string | null;
@@ -60,9 +62,11 @@ export class FaultTraffic {
     return this.answers.filter((answer) => answer.status < 200 || answer.status >= 300);
   }
 
-  /** Whether every client has had a 2xx answer to a call started after `since`. */
+  /** Whether every client has had a 2xx answer to a call started after `since`, from each of its gateways. */
   allAnsweredSince(since: number): boolean {
-    return this.clients.every((_, index) => this.answers.some((answer) => answer.client === index && answer.startedAt >= since && answer.status === 200));
+    return this.clients.every((client, index) =>
+      client.urls.every((url) => this.answers.some((answer) => answer.client === index && answer.url === url && answer.startedAt >= since && answer.status === 200)),
+    );
   }
 
   async #loop(client: TrafficClient, index: number): Promise<void> {
@@ -89,6 +93,7 @@ export async function call(url: string, sessionId: string, key: string, client =
     return {
       key,
       client,
+      url,
       status: response.status,
       retryAfter: response.headers.get('retry-after'),
       errorMessage: body?.error?.message,
@@ -96,7 +101,7 @@ export async function call(url: string, sessionId: string, key: string, client =
       ms: Date.now() - startedAt,
     };
   } catch {
-    return { key, client, status: 0, retryAfter: null, errorMessage: undefined, startedAt, ms: Date.now() - startedAt };
+    return { key, client, url, status: 0, retryAfter: null, errorMessage: undefined, startedAt, ms: Date.now() - startedAt };
   }
 }
 
@@ -110,6 +115,22 @@ export async function tally(url: string): Promise<Record<string, number>> {
   });
   const body = (await response.json()) as { result: { content: { text: string }[] } };
   return JSON.parse(body.result.content[0]!.text) as Record<string, number>;
+}
+
+/**
+ * The calls that reached the upstream other than they should have: a call answered 2xx exactly
+ * once, one answered otherwise (503, 404) never. `counts` is the tally of the upstream behind each
+ * gateway endpoint (each replica has its own). A call without an answer (status 0) could be either.
+ */
+export function doneOtherThanOnce(answers: readonly Answer[], counts: Readonly<Record<string, Record<string, number>>>): string[] {
+  const wrong: string[] = [];
+  for (const { key, status, url } of answers) {
+    if (status === 0) continue;
+    const expected = status >= 200 && status < 300 ? 1 : 0;
+    const recorded = counts[url]?.[key] ?? 0;
+    if (recorded !== expected) wrong.push(`${key} (${status} from ${url}): recorded ${recorded} times`);
+  }
+  return wrong;
 }
 
 /** A compact account of the answers for a failing assertion: status -> count, and the slowest. */
