@@ -79,7 +79,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       nodeArgs: [...(options.nodeArgs ?? []), '--expose-gc'],
     });
     const redisClient = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    options.progress(`gateway ${front.url} (pid ${front.pid}), Redis ${redis.url}; load for ${Math.round(options.durationMs / 1000)} s, a sample every ${Math.round(options.sampleMs / 1000)} s`);
+    options.progress(`gateway ${front.url} (pid ${front.pid}), Redis ${redis.url}; load for ${Math.round(options.durationMs / 1000)} s, a sample every ${options.sampleMs / 1000} s`);
     const startedAt = performance.now();
     const load = startSoakLoad(front.url, options.paceMs);
     const samples: SoakSample[] = [];
