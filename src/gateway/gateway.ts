@@ -316,6 +316,7 @@ export class Gateway {
       return resultResponse(request.id, result);
     } catch (thrown) {
       // The store's reads and writes come before anything is forwarded, so nothing was done: retry.
+      // The response only feeds the metrics and audit (as -32000, the code the transport's 503 carries).
       if (isStoreUnavailable(thrown)) {
         trace.storeUnavailable = thrown;
         return errorResponse(request.id, { code: JsonRpcCode.UpstreamUnavailable, message: 'the session store is unavailable; retry' });
