@@ -26,6 +26,7 @@ import { loadPins, pinningFiles } from './pinning/load.js';
 import { policyAccess } from './policy/policy.js';
 import { compileSelection } from './policy/selection.js';
 import { createSessionBackend } from './session/create-backend.js';
+import { redisTargetOf } from './session/redis-target.js';
 import { startReloading, type ReloadSource } from './reload.js';
 import { UpstreamPool } from './upstream/pool.js';
 import { sessionUpstreamFactory } from './upstream/session-upstreams.js';
@@ -60,10 +61,12 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
   const pins = await loadPins(config);
+  // One URL or a Sentinel group; every Redis connection (store, events, bus, limits, token cache) goes there.
+  const redis = redisTargetOf(config.sessions);
   const sessions = createSessionBackend(
     {
       store: config.sessions.store,
-      ...(config.sessions.redisUrl !== undefined && { redisUrl: config.sessions.redisUrl }),
+      ...(redis !== undefined && { redis }),
       idleTimeoutSeconds: config.sessions.idleTimeoutSeconds,
       keyPrefix: config.sessions.keyPrefix,
     },

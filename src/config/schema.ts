@@ -8,6 +8,7 @@ import { adminSection, telemetrySection } from './operations.js';
 import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { limitServerProblems } from './limit-servers.js';
+import { redisSection } from './redis.js';
 import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
 import { TOOL_NAME, toolRenameProblems } from './tool-renames.js';
 
@@ -194,6 +195,8 @@ const sessionsSection = z
       .optional()
       .transform((value) => (value === '' ? undefined : value))
       .pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+    // Sentinel (sentinels + masterName), or TLS files and credentials for the redisUrl connection (config/redis.ts).
+    redis: redisSection.optional(),
     idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600),
     // Every Redis key and channel starts with it, so several deployments can share one Redis.
     keyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'must be 1 to 128 of A-Z a-z 0-9 : _ . -').default('switchboard:'),
@@ -207,16 +210,24 @@ const sessionsSection = z
   })
   .strict()
   .superRefine((sessions, ctx) => {
-    if (sessions.store === 'redis' && sessions.redisUrl === undefined) {
+    const sentinel = sessions.redis?.mode === 'sentinel';
+    if (sentinel && sessions.redisUrl !== undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['redisUrl'],
-        message: 'required when sessions.store is "redis" (set it, or REDIS_URL)',
+        message: 'set either redisUrl (one Redis) or redis.sentinels (a Sentinel group), not both (is REDIS_URL set?)',
+      });
+    }
+    if (sessions.store === 'redis' && sessions.redisUrl === undefined && !sentinel) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['redisUrl'],
+        message: 'required when sessions.store is "redis" (set it, or REDIS_URL, or redis.sentinels)',
       });
     }
   })
-  // Setting a Redis URL is how a user asks for Redis; an explicit store still wins.
-  .transform((sessions) => ({ ...sessions, store: sessions.store ?? (sessions.redisUrl ? 'redis' : 'memory') }));
+  // Setting a Redis URL (or sentinels) is how a user asks for Redis; an explicit store still wins.
+  .transform((sessions) => ({ ...sessions, store: sessions.store ?? (sessions.redisUrl || sessions.redis?.mode === 'sentinel' ? 'redis' : 'memory') }));
 
 const namespaceSection = z
   .object({

@@ -6,6 +6,7 @@ import type { Logger } from '../observe/logger.js';
 import { MemoryTokenCache } from './memory-token-cache.js';
 import { RedisTokenCache } from './redis-token-cache.js';
 import type { TokenCache } from './token-cache.js';
+import { redisTargetOf } from '../session/redis-target.js';
 
 export class LazyTokenCache {
   #cache: (TokenCache & { close?(): Promise<void> }) | undefined;
@@ -26,9 +27,10 @@ export class LazyTokenCache {
 
   #make(): TokenCache & { close?(): Promise<void> } {
     const { sessions } = this.config;
-    if (sessions.store !== 'redis' || sessions.redisUrl === undefined) return new MemoryTokenCache();
+    const redis = sessions.store === 'redis' ? redisTargetOf(sessions) : undefined;
+    if (redis === undefined) return new MemoryTokenCache();
     // The schema requires the key with Redis and tokenExchange (config/credentials.ts).
     if (sessions.credentialKey === undefined) throw new Error('sessions.credentialKey is required to share exchanged tokens in Redis');
-    return new RedisTokenCache({ url: sessions.redisUrl, credentialKey: sessions.credentialKey, keyPrefix: sessions.keyPrefix, logger: this.logger });
+    return new RedisTokenCache({ redis, credentialKey: sessions.credentialKey, keyPrefix: sessions.keyPrefix, logger: this.logger });
   }
 }

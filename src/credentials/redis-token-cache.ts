@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observe/logger.js';
 import { closeRedis, openRedis } from '../session/redis-connection.js';
-import { assertRedisUrl, describeRedisUrl } from '../session/redis-url.js';
+import { describeRedis, type RedisTarget } from '../session/redis-target.js';
 import type { CachedToken, TokenCache } from './token-cache.js';
 import { TokenSealer } from './token-sealing.js';
 
@@ -18,8 +18,8 @@ import { TokenSealer } from './token-sealing.js';
 const LOST: ReadonlySet<string> = new Set(['reconnecting', 'close', 'end']);
 
 export interface RedisTokenCacheOptions {
-  /** redis://[user:password@]host[:port][/db] or rediss://... */
-  readonly url: string;
+  /** A redis:// URL or a Sentinel group: the sessions' Redis (redis-target.ts). */
+  readonly redis: RedisTarget;
   /** sessions.credentialKey: the same on every replica, or their tokens do not open for each other. */
   readonly credentialKey: string;
   /** sessions.keyPrefix. Default "switchboard:". */
@@ -38,14 +38,13 @@ export class RedisTokenCache implements TokenCache {
   readonly #describedUrl: string;
   readonly #now: () => number;
 
-  constructor({ url, credentialKey, keyPrefix = 'switchboard:', commandTimeoutMs = 1_000, logger, now = Date.now }: RedisTokenCacheOptions) {
-    assertRedisUrl(url);
+  constructor({ redis, credentialKey, keyPrefix = 'switchboard:', commandTimeoutMs = 1_000, logger, now = Date.now }: RedisTokenCacheOptions) {
     this.#sealer = new TokenSealer(credentialKey);
     this.#keyPrefix = keyPrefix;
-    this.#describedUrl = describeRedisUrl(url);
+    this.#describedUrl = describeRedis(redis);
     this.#now = now;
-    // One retry: a cache that is down costs each resolve a short wait, then an exchange.
-    this.#redis = openRedis(url, { commandTimeoutMs, maxRetriesPerRequest: 1 });
+    // A cache that is down costs each resolve nothing (no queue) or a command timeout, then an exchange.
+    this.#redis = openRedis(redis, { commandTimeoutMs });
     this.#reportConnectionChanges(logger);
   }
 

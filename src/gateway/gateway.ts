@@ -2,6 +2,7 @@
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
 import type { Principal } from '../auth/principal.js';
 import type { SessionRecord } from '../session/store.js';
+import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import type { CatalogView } from './catalog-view.js';
@@ -254,7 +255,11 @@ export class Gateway {
     return response;
   }
 
-  /** Serves one request of either era; the era's front shapes the answer (modern/front.ts). */
+  /**
+   * Serves one request of either era; the era's front shapes the answer (modern/front.ts). Rejects
+   * only when the session store did not answer (StoreUnavailableError), after counting the request:
+   * that is the transport's to answer ("retry"), not a JSON-RPC error of the request.
+   */
   async serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions = {}): Promise<Served> {
     const started = performance.now();
     const trace: RequestTrace = {};
@@ -275,6 +280,7 @@ export class Gateway {
       ...(caller.endpoint !== undefined && { endpoint: caller.endpoint }),
       ...(trace.credentials !== undefined && { credentials: trace.credentials }),
     });
+    if (trace.storeUnavailable !== undefined) throw trace.storeUnavailable;
     return { response, trace };
   }
 
@@ -309,6 +315,12 @@ export class Gateway {
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (thrown) {
+      // The store's reads and writes come before anything is forwarded, so nothing was done: retry.
+      // The response only feeds the metrics and audit (as -32000, the code the transport's 503 carries).
+      if (isStoreUnavailable(thrown)) {
+        trace.storeUnavailable = thrown;
+        return errorResponse(request.id, { code: JsonRpcCode.UpstreamUnavailable, message: 'the session store is unavailable; retry' });
+      }
       const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
       const rpcError = toRpcError(error);
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
@@ -357,14 +369,24 @@ export class Gateway {
 
   /** Ends a session: its requests are cancelled, its subscriptions released, its record and events deleted. */
   async closeSession(session: SessionRecord): Promise<void> {
+    // The session is gone once this succeeds; a store that fails here fails the DELETE (retry).
     await this.options.store.delete(session.id);
     this.#releaseSession(session.id);
     this.#sessionViews.forget(session.id);
     await this.#isolated?.closeSession(session.id);
-    await Promise.all([
+    // Clean-up after the fact: the DELETE is done whatever happens here (the logs expire with the
+    // idle timeout, and other replicas' subscriptions with the session), so a store that stops
+    // answering now must not make a client that got its session deleted retry into a 404.
+    const cleanups = await Promise.allSettled([
       this.options.events.drop(session.id),
       this.options.bus.broadcast(UNSUBSCRIBE_TOPIC, { sessionId: session.id }),
     ]);
+    for (const cleanup of cleanups) {
+      if (cleanup.status === 'rejected') {
+        const err = cleanup.reason instanceof Error ? cleanup.reason.message : String(cleanup.reason);
+        this.options.logger.warn({ session: shortId(session.id), err }, 'a deleted session was not cleaned up everywhere');
+      }
+    }
   }
 
   #releaseSession(sessionId: string): void {

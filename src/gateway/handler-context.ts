@@ -3,6 +3,7 @@
 import type { CredentialUse } from './caller-credentials.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionPatch } from '../session/store.js';
+import type { StoreUnavailableError } from '../session/store-unavailable.js';
 import type { Caller } from './caller.js';
 import type { CatalogView } from './catalog-view.js';
 import type { JsonObject } from './json.js';
@@ -19,6 +20,8 @@ export interface RequestTrace {
   reason?: string;
   /** What the request presented upstream: the config's credentials, or the caller's own (and how obtained). */
   credentials?: CredentialUse;
+  /** The session store did not answer: the transport answers "retry" (Gateway.serve rethrows it). */
+  storeUnavailable?: StoreUnavailableError;
 }
 
 export interface HandlerContext {

@@ -19,7 +19,8 @@ import { legacyMessagePath, registerLegacySseRoutes } from './routes/legacy-sse.
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerWellKnownRoutes } from './routes/well-known.js';
-import { transportError } from './transport-errors.js';
+import { isStoreUnavailable } from '../session/store-unavailable.js';
+import { storeUnavailableResponse, transportError } from './transport-errors.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
@@ -114,6 +115,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {
+    // The store logs its outage once; each refused request has its access line (503).
+    if (isStoreUnavailable(error)) return storeUnavailableResponse(c);
     options.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error in HTTP handler');
     return transportError(c, 500, -32603, 'Internal error');
   });

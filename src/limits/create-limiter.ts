@@ -7,22 +7,25 @@ import { MemoryQuotaLimiter } from './memory-quotas.js';
 import { MemoryRateLimiter } from './memory-limiter.js';
 import type { QuotaLimiter } from './quota-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { redisTargetOf } from '../session/redis-target.js';
 import { RedisRateLimiter } from './redis-limiter.js';
 import { RedisQuotaLimiter } from './redis-quotas.js';
 
 export function createRateLimiter(config: Pick<Config, 'limits' | 'sessions'>, logger?: Logger): RateLimiter | undefined {
   const limit = config.limits.requestsPerMinute;
   if (limit === undefined) return undefined;
-  if (config.sessions.store === 'redis' && config.sessions.redisUrl !== undefined) {
-    return new RedisRateLimiter({ url: config.sessions.redisUrl, limit, keyPrefix: `${config.sessions.keyPrefix}ratelimit:`, ...(logger && { logger }) });
+  const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
+  if (redis !== undefined) {
+    return new RedisRateLimiter({ redis, limit, keyPrefix: `${config.sessions.keyPrefix}ratelimit:`, ...(logger && { logger }) });
   }
   return new MemoryRateLimiter({ limit });
 }
 
 /** The counts of limits.servers: `{keyPrefix}serverlimit:*` in Redis, one hash per principal and server (or tool). */
 export function createQuotaLimiter(config: Pick<Config, 'sessions'>, logger?: Logger): QuotaLimiter {
-  if (config.sessions.store === 'redis' && config.sessions.redisUrl !== undefined) {
-    return new RedisQuotaLimiter({ url: config.sessions.redisUrl, keyPrefix: `${config.sessions.keyPrefix}serverlimit:`, ...(logger && { logger }) });
+  const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
+  if (redis !== undefined) {
+    return new RedisQuotaLimiter({ redis, keyPrefix: `${config.sessions.keyPrefix}serverlimit:`, ...(logger && { logger }) });
   }
   return new MemoryQuotaLimiter();
 }

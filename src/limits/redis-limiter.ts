@@ -3,9 +3,11 @@
 import type { Logger } from '../observe/logger.js';
 import { assertRateLimitOptions, type RateDecision, type RateLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { RedisQuotaLimiter } from './redis-quotas.js';
+import type { RedisTarget } from '../session/redis-target.js';
 
 export interface RedisRateLimiterOptions extends RateLimitOptions {
-  readonly url: string;
+  /** A redis:// URL or a Sentinel group: the sessions' Redis (redis-target.ts). */
+  readonly redis: RedisTarget;
   /** Default "switchboard:ratelimit:". */
   readonly keyPrefix?: string;
   /** A Redis that has not answered after this long lets the request through. */

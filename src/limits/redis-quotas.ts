@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../observe/logger.js';
 import { LuaScript } from '../session/lua-script.js';
 import { closeRedis, openRedis } from '../session/redis-connection.js';
-import { assertRedisUrl, describeRedisUrl } from '../session/redis-url.js';
+import { describeRedis, type RedisTarget } from '../session/redis-target.js';
 import { ALLOWED, type Quota, type QuotaDecision, type QuotaLimiter } from './quota-limiter.js';
 import { assertWindow, DEFAULT_WINDOW_MS } from './rate-limiter.js';
 import { retryAfterMs, retryAfterSeconds } from './sliding-window.js';
@@ -61,7 +61,8 @@ return reply
 `);
 
 export interface RedisQuotaLimiterOptions {
-  readonly url: string;
+  /** A redis:// URL or a Sentinel group: the sessions' Redis (redis-target.ts). */
+  readonly redis: RedisTarget;
   /** Default one minute. */
   readonly windowMs?: number;
   /** Default "switchboard:ratelimit:". */
@@ -80,14 +81,13 @@ export class RedisQuotaLimiter implements QuotaLimiter {
   readonly #describedUrl: string;
   #failing = false;
 
-  constructor({ url, windowMs = DEFAULT_WINDOW_MS, keyPrefix = 'switchboard:ratelimit:', commandTimeoutMs = 1_000, logger }: RedisQuotaLimiterOptions) {
+  constructor({ redis, windowMs = DEFAULT_WINDOW_MS, keyPrefix = 'switchboard:ratelimit:', commandTimeoutMs = 1_000, logger }: RedisQuotaLimiterOptions) {
     assertWindow(windowMs);
-    assertRedisUrl(url);
     this.#windowMs = windowMs;
     this.#keyPrefix = keyPrefix;
     this.#logger = logger;
-    this.#describedUrl = describeRedisUrl(url);
-    this.#redis = openRedis(url, { commandTimeoutMs, maxRetriesPerRequest: 1 });
+    this.#describedUrl = describeRedis(redis);
+    this.#redis = openRedis(redis, { commandTimeoutMs });
     // Connection errors are reported once, by the first hit that fails; ioredis would print them.
     this.#redis.on('error', () => {});
   }

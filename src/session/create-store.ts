@@ -1,11 +1,15 @@
 // Picks the session store from the `sessions` config section; the composition root calls this once.
 import { MemorySessionStore } from './memory-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './redis-store.js';
+import type { RedisTarget } from './redis-target.js';
 import type { SessionStore } from './store.js';
 
 export interface SessionStoreConfig {
   store: 'memory' | 'redis';
+  /** One Redis by URL; `redis` wins when both are given. */
   redisUrl?: string;
+  /** Where Redis is (a URL, or a Sentinel group): redis-target.ts, redisTargetOf. */
+  redis?: RedisTarget;
   idleTimeoutSeconds: number;
   /** Prefix of every Redis key and channel; default "switchboard:". */
   keyPrefix?: string;
@@ -16,12 +20,16 @@ export interface SessionStoreDeps {
   logger?: RedisSessionStoreOptions['logger'];
 }
 
-export function createSessionStore(
-  { store, redisUrl, idleTimeoutSeconds, keyPrefix }: SessionStoreConfig,
-  { logger }: SessionStoreDeps = {},
-): SessionStore {
+/** The Redis of a `sessions` config, or undefined for the memory store. */
+export function redisOf({ store, redis, redisUrl }: SessionStoreConfig): RedisTarget | undefined {
+  return store === 'memory' ? undefined : (redis ?? redisUrl);
+}
+
+export function createSessionStore(config: SessionStoreConfig, { logger }: SessionStoreDeps = {}): SessionStore {
+  const { store, idleTimeoutSeconds, keyPrefix } = config;
   if (store === 'memory') return new MemorySessionStore({ idleTimeoutSeconds });
+  const redis = redisOf(config);
   // The config schema should already refuse this; a clear message here costs nothing if it does not.
-  if (!redisUrl) throw new Error('sessions.store is redis but sessions.redisUrl (or REDIS_URL) is not set');
-  return new RedisSessionStore({ url: redisUrl, idleTimeoutSeconds, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
+  if (!redis) throw new Error('sessions.store is redis but sessions.redisUrl (or REDIS_URL) is not set');
+  return new RedisSessionStore({ redis, idleTimeoutSeconds, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
 }

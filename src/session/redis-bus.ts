@@ -2,6 +2,7 @@
 // subscriber connection. Messages are small JSON envelopes: topic, sender, payload.
 import type { Redis } from 'ioredis';
 import { newReplicaId, type Bus, type BusHandler } from './bus.js';
+import { storeCommand } from './redis-connection.js';
 import type { RedisPubSub } from './redis-pubsub.js';
 
 interface Envelope {
@@ -15,6 +16,8 @@ export interface RedisBusOptions {
   redis: Redis;
   pubsub: RedisPubSub;
   keyPrefix?: string;
+  /** Redis as errors name it (redis-target.ts, describeRedis). */
+  describedRedis?: string;
 }
 
 /** Sets KEYS[1] to ARGV[1] (expiring in ARGV[2] seconds) unless it already holds it; 1 when it did not. */
@@ -28,22 +31,24 @@ export class RedisBus implements Bus {
   readonly replicaId = newReplicaId();
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #where: string;
   readonly #handlers = new Map<string, Set<BusHandler>>();
   readonly #unsubscribes: (() => void)[];
 
-  constructor({ redis, pubsub, keyPrefix = 'switchboard:' }: RedisBusOptions) {
+  constructor({ redis, pubsub, keyPrefix = 'switchboard:', describedRedis = 'Redis' }: RedisBusOptions) {
     this.#redis = redis;
     this.#prefix = keyPrefix;
+    this.#where = describedRedis;
     const deliver = (json: string) => this.#deliver(json);
     this.#unsubscribes = [pubsub.subscribe(this.#broadcastChannel(), deliver), pubsub.subscribe(this.#replicaChannel(this.replicaId), deliver)];
   }
 
   async broadcast(topic: string, payload: Record<string, unknown>): Promise<void> {
-    await this.#redis.publish(this.#broadcastChannel(), this.#envelope(topic, payload));
+    await storeCommand(this.#where, 'bus broadcast', () => this.#redis.publish(this.#broadcastChannel(), this.#envelope(topic, payload)));
   }
 
   async send(replicaId: string, topic: string, payload: Record<string, unknown>): Promise<void> {
-    await this.#redis.publish(this.#replicaChannel(replicaId), this.#envelope(topic, payload));
+    await storeCommand(this.#where, 'bus send', () => this.#redis.publish(this.#replicaChannel(replicaId), this.#envelope(topic, payload)));
   }
 
   on(topic: string, handler: BusHandler): () => void {
@@ -57,7 +62,7 @@ export class RedisBus implements Bus {
   }
 
   async claimChange(key: string, state: string, ttlSeconds: number): Promise<boolean> {
-    const claimed = await this.#redis.eval(CLAIM_CHANGE, 1, `${this.#prefix}change:${key}`, state, ttlSeconds);
+    const claimed = await storeCommand(this.#where, 'bus claim', () => this.#redis.eval(CLAIM_CHANGE, 1, `${this.#prefix}change:${key}`, state, ttlSeconds));
     return claimed === 1;
   }
 

@@ -1,21 +1,175 @@
-// How every command connection of ours talks to Redis: commands wait while (re)connecting, but
-// only for a couple of attempts and a bounded time, so a down Redis is a fast error, never a hang.
-import { Redis } from 'ioredis';
+// The one factory of the gateway's Redis connections: the store, the event log and bus, the shared
+// subscriber, the rate limits and the token cache all connect through here, so they reach the same
+// Redis the same way (URL or Sentinel, TLS, auth) and follow a failover alike.
+//
+// What a command connection does while Redis does not answer, and why:
+// - No offline queue once connected: a command issued while the connection is down fails at once,
+//   rather than waiting for a reconnect that may never come in time. A queued command that timed
+//   out would still be sent once Redis is back, doing later what its caller was told had failed.
+//   Only the first connection is waited for (bounded by commandTimeout), so that a component may
+//   be used as soon as it is made.
+// - Nothing resent after a reconnect (autoResendUnfulfilledCommands off, maxRetriesPerRequest 0):
+//   a command in flight when the connection broke fails with it, since Redis may or may not have
+//   run it. So a command either succeeded, once, or failed; it never runs twice.
+// - commandTimeout bounds a Redis that is connected but does not answer (stopped, overloaded, a
+//   network that drops packets).
+// - Reconnects are tried at once and then every 100 ms to 1 s: calls resume within a second of
+//   Redis being back.
+// - A READONLY answer means the node we reach is no longer the master (it was demoted by a
+//   failover while we stayed connected): reconnect, which with Sentinel asks for the master again.
+// The subscriber is the opposite: it is useful only connected, its SUBSCRIBEs wait for the
+// connection (offline queue), and ioredis subscribes again after each reconnect.
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import { Redis, ReplyError, type RedisOptions } from 'ioredis';
+import { StoreUnavailableError } from './store-unavailable.js';
+import { assertRedisTarget, describeRedis, isSentinel, type RedisTarget, type RedisTls } from './redis-target.js';
 
 export interface RedisConnectionOptions {
   readonly commandTimeoutMs?: number;
-  readonly maxRetriesPerRequest?: number;
 }
 
-export function openRedis(url: string, { commandTimeoutMs = 2_000, maxRetriesPerRequest = 2 }: RedisConnectionOptions = {}): Redis {
-  return new Redis(url, { lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest, commandTimeout: commandTimeoutMs });
+const RECONNECT_CEILING_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Replies that say "not now" rather than "wrong request": the store is unavailable, not the request bad. */
+const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|OOM)\b/;
+
+/** A command connection (see above). */
+export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: RedisConnectionOptions = {}): Redis {
+  const redis = connect(target, {
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: commandTimeoutMs,
+  });
+  // ioredis reads the option at each command; the commands queued so far are sent after 'ready'.
+  redis.once('ready', () => {
+    redis.options.enableOfflineQueue = false;
+  });
+  return redis;
+}
+
+/** The subscriber connection: SUBSCRIBEs wait for the connection and are made again after each reconnect. */
+export function openSubscriber(target: RedisTarget): Redis {
+  return connect(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+}
+
+function connect(target: RedisTarget, options: RedisOptions): Redis {
+  assertRedisTarget(target);
+  const common: RedisOptions = {
+    ...options,
+    lazyConnect: false,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_CEILING_MS),
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+  };
+  if (typeof target === 'string') return new Redis(target, common);
+  const auth: RedisOptions = {
+    ...(target.username !== undefined && { username: target.username }),
+    ...(target.password !== undefined && { password: target.password }),
+    ...(target.db !== undefined && { db: target.db }),
+  };
+  const tls = tlsOptions(target.tls);
+  if (!isSentinel(target)) return new Redis(target.url, { ...common, ...auth, ...(tls && { tls }) });
+  const sentinelTls = tlsOptions(target.sentinelTls);
+  return new Redis({
+    ...common,
+    ...auth,
+    sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
+    name: target.masterName,
+    role: 'master',
+    ...(target.sentinelUsername !== undefined && { sentinelUsername: target.sentinelUsername }),
+    ...(target.sentinelPassword !== undefined && { sentinelPassword: target.sentinelPassword }),
+    ...(tls && { tls, enableTLSForSentinelMode: true }),
+    ...(sentinelTls && { sentinelTLS: sentinelTls }),
+    // Hears the sentinels announce a new master (+switch-master) and reconnects at once, even when
+    // the old master is still up and our connection to it has not broken.
+    failoverDetector: true,
+    sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_CEILING_MS),
+    sentinelCommandTimeout: CONNECT_TIMEOUT_MS,
+  });
+}
+
+function tlsOptions(tls: RedisTls | undefined): ConnectionOptions | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  if (tls === true) return {};
+  const read = (file: string, what: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`cannot read the Redis TLS ${what} ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  };
+  return {
+    ...(tls.caFile !== undefined && { ca: read(tls.caFile, 'CA file') }),
+    ...(tls.certFile !== undefined && { cert: read(tls.certFile, 'certificate file') }),
+    ...(tls.keyFile !== undefined && { key: read(tls.keyFile, 'key file') }),
+    ...(tls.servername !== undefined && { servername: tls.servername }),
+    ...(tls.rejectUnauthorized !== undefined && { rejectUnauthorized: tls.rejectUnauthorized }),
+  };
 }
 
 /** Says goodbye when Redis answers; drops the socket when it does not. */
 export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
   try {
     await redis.quit();
   } catch {
     redis.disconnect();
   }
+}
+
+/** Resolves once the connection is ready (the first time, or again after a reconnect). */
+export function whenConnected(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => redis.once('ready', () => resolve()));
+}
+
+/**
+ * Refuses a Redis Cluster node: the gateway's scripts touch keys of different hash slots (a session
+ * and the session index; a principal's several rate-limit counters), which a cluster refuses with
+ * CROSSSLOT, or answers with MOVED for keys another node holds.
+ */
+export async function refuseCluster(redis: Redis, target: RedisTarget): Promise<void> {
+  const info = await redis.info('cluster');
+  if (/^cluster_enabled:1\s*$/m.test(info)) {
+    throw new Error(
+      `The Redis at ${describeRedis(target)} runs in cluster mode, which Switchboard does not support: its scripts touch keys of ` +
+        'different hash slots (a session and the session index, a principal\'s rate-limit counters). Use one Redis primary, with ' +
+        'replicas and Sentinel for failover (sessions.redis.sentinels), or a managed Redis without cluster mode.',
+    );
+  }
+}
+
+/**
+ * Whether a failed command means the store did not answer (the connection is down or was lost, the
+ * command timed out, Redis is loading, read-only after a failover, out of memory), rather than that
+ * the command itself was wrong. Only Redis' own error replies can say the latter, and JavaScript's
+ * built-in errors mean a bug of ours.
+ */
+export function isUnavailability(error: unknown): boolean {
+  if (error instanceof ReplyError) return UNAVAILABLE_REPLY.test((error as Error).message);
+  return !(error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError || error instanceof ReferenceError);
+}
+
+/**
+ * Runs Redis commands for `operation`, naming the operation and Redis (without a password) in the
+ * error; a failure of the store to answer becomes a StoreUnavailableError.
+ */
+export async function storeCommand<T>(where: string, operation: string, command: () => Promise<T>, explain: (error: unknown) => string = messageOf): Promise<T> {
+  try {
+    return await command();
+  } catch (error) {
+    const message = `Session store ${operation} failed on Redis at ${where}: ${explain(error)}`;
+    if (isUnavailability(error)) throw new StoreUnavailableError(operation, message, { cause: error });
+    throw new Error(message, { cause: error });
+  }
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

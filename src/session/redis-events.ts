@@ -19,6 +19,7 @@ import {
   type SessionEvents,
   type StreamEvent,
 } from './events.js';
+import { storeCommand } from './redis-connection.js';
 import type { RedisPubSub } from './redis-pubsub.js';
 
 export interface RedisSessionEventsOptions {
@@ -27,6 +28,8 @@ export interface RedisSessionEventsOptions {
   pubsub: RedisPubSub;
   idleTimeoutSeconds: number;
   keyPrefix?: string;
+  /** Redis as errors name it (redis-target.ts, describeRedis). */
+  describedRedis?: string;
 }
 
 /** KEYS: log, streams set. ARGV: message, max log length, ttl seconds, stream id, wake channel. */
@@ -77,8 +80,9 @@ export class RedisSessionEvents implements SessionEvents {
   readonly #pubsub: RedisPubSub;
   readonly #prefix: string;
   readonly #ttl: number;
+  readonly #where: string;
 
-  constructor({ redis, pubsub, idleTimeoutSeconds, keyPrefix = 'switchboard:' }: RedisSessionEventsOptions) {
+  constructor({ redis, pubsub, idleTimeoutSeconds, keyPrefix = 'switchboard:', describedRedis = 'Redis' }: RedisSessionEventsOptions) {
     redis.defineCommand('sbAppend', { numberOfKeys: 2, lua: APPEND });
     redis.defineCommand('sbEnqueue', { numberOfKeys: 1, lua: ENQUEUE });
     redis.defineCommand('sbTake', { numberOfKeys: 3, lua: TAKE });
@@ -86,17 +90,20 @@ export class RedisSessionEvents implements SessionEvents {
     this.#pubsub = pubsub;
     this.#prefix = keyPrefix;
     this.#ttl = idleTimeoutSeconds;
+    this.#where = describedRedis;
   }
 
   async append(sessionId: string, streamId: string, message: EventMessage): Promise<string> {
-    const position = await this.#redis.sbAppend(
-      this.#logKey(sessionId, streamId),
-      this.#streamsKey(sessionId),
-      JSON.stringify(message),
-      MAX_LOGGED_PER_STREAM,
-      this.#ttl,
-      streamId,
-      this.#wakeChannel(sessionId),
+    const position = await this.#run('append', () =>
+      this.#redis.sbAppend(
+        this.#logKey(sessionId, streamId),
+        this.#streamsKey(sessionId),
+        JSON.stringify(message),
+        MAX_LOGGED_PER_STREAM,
+        this.#ttl,
+        streamId,
+        this.#wakeChannel(sessionId),
+      ),
     );
     return formatEventId(streamId, position);
   }
@@ -108,20 +115,24 @@ export class RedisSessionEvents implements SessionEvents {
     for (const sessionId of sessionIds) {
       pipeline.sbEnqueue(this.#queueKey(sessionId), json, MAX_QUEUED_PER_SESSION, this.#ttl, this.#wakeChannel(sessionId));
     }
-    const results = await pipeline.exec();
-    const failure = results?.find(([error]) => error);
-    if (failure?.[0]) throw failure[0];
+    await this.#run('enqueue', async () => {
+      const results = await pipeline.exec();
+      const failure = results?.find(([error]) => error);
+      if (failure?.[0]) throw failure[0];
+    });
   }
 
   async take(sessionId: string, streamId: string, max: number): Promise<StreamEvent[]> {
-    const flat = await this.#redis.sbTake(
-      this.#queueKey(sessionId),
-      this.#logKey(sessionId, streamId),
-      this.#streamsKey(sessionId),
-      max,
-      MAX_LOGGED_PER_STREAM,
-      this.#ttl,
-      streamId,
+    const flat = await this.#run('take', () =>
+      this.#redis.sbTake(
+        this.#queueKey(sessionId),
+        this.#logKey(sessionId, streamId),
+        this.#streamsKey(sessionId),
+        max,
+        MAX_LOGGED_PER_STREAM,
+        this.#ttl,
+        streamId,
+      ),
     );
     const events: StreamEvent[] = [];
     for (let index = 0; index + 1 < flat.length; index += 2) {
@@ -134,7 +145,7 @@ export class RedisSessionEvents implements SessionEvents {
     // Position 0 is every stream's priming event: "after 0" is the whole log.
     const start = afterPosition === '0' ? '-' : `(${afterPosition}`;
     if (start !== '-' && !/^\d+-\d+$/.test(afterPosition)) return [];
-    const entries = await this.#redis.xrange(this.#logKey(sessionId, streamId), start, '+');
+    const entries = await this.#run('readAfter', () => this.#redis.xrange(this.#logKey(sessionId, streamId), start, '+'));
     return entries.map(([position, fields]) => ({
       eventId: formatEventId(streamId, position),
       message: JSON.parse(fields[1] ?? '{}') as EventMessage,
@@ -146,12 +157,18 @@ export class RedisSessionEvents implements SessionEvents {
   }
 
   async drop(sessionId: string): Promise<void> {
-    const streams = await this.#redis.smembers(this.#streamsKey(sessionId));
-    await this.#redis.del(
-      this.#queueKey(sessionId),
-      this.#streamsKey(sessionId),
-      ...streams.map((streamId) => this.#logKey(sessionId, streamId)),
-    );
+    await this.#run('drop', async () => {
+      const streams = await this.#redis.smembers(this.#streamsKey(sessionId));
+      await this.#redis.del(
+        this.#queueKey(sessionId),
+        this.#streamsKey(sessionId),
+        ...streams.map((streamId) => this.#logKey(sessionId, streamId)),
+      );
+    });
+  }
+
+  #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    return storeCommand(this.#where, `events ${operation}`, command);
   }
 
   #queueKey(sessionId: string): string {

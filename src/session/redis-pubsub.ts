@@ -1,8 +1,9 @@
 // One subscriber connection per replica for every channel it listens on (session wake-ups, the
 // bus), rather than one blocking connection per open stream: a replica with a thousand open SSE
 // streams holds two Redis connections, not a thousand.
-import { Redis } from 'ioredis';
-import { closeRedis } from './redis-connection.js';
+import type { Redis } from 'ioredis';
+import { closeRedis, openSubscriber } from './redis-connection.js';
+import type { RedisTarget } from './redis-target.js';
 
 export type ChannelHandler = (payload: string) => void;
 
@@ -12,9 +13,9 @@ export class RedisPubSub {
   readonly #reconnectHandlers = new Set<() => void>();
   #connectedBefore = false;
 
-  constructor(url: string) {
-    // A subscriber is only useful connected; offline commands would just pile up.
-    this.#subscriber = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: null, enableOfflineQueue: true });
+  constructor(target: RedisTarget) {
+    // SUBSCRIBEs wait for the connection, and are made again after each reconnect (or failover).
+    this.#subscriber = openSubscriber(target);
     this.#subscriber.on('error', () => {
       // Reconnects are automatic and ioredis resubscribes every channel; the command connection
       // reports outages (readyz), so there is nothing to add here.

@@ -14,17 +14,17 @@
 // merge stays in TypeScript (applySessionPatch, shared with the memory store) and Lua only swaps the
 // JSON if nobody changed it since it was read; a loser merges again onto the winner's record.
 import type { Redis } from 'ioredis';
-import { closeRedis, openRedis } from './redis-connection.js';
+import { closeRedis, messageOf, openRedis, refuseCluster, storeCommand, whenConnected } from './redis-connection.js';
 import type { Logger } from '../observe/logger.js';
 import { applySessionPatch } from './apply-patch.js';
 import { assertIdleTimeout } from './idle-timeout.js';
 import { countSessions, createSession, deleteSession, getSession, replaceSession } from './redis-scripts.js';
-import { assertRedisUrl, describeRedisUrl } from './redis-url.js';
+import { describeRedis, type RedisTarget } from './redis-target.js';
 import type { SessionPatch, SessionRecord, SessionStore, SessionStoreOptions } from './store.js';
 
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
-  /** redis://[user:password@]host[:port][/db] or rediss://... */
-  url: string;
+  /** A redis:// or rediss:// URL, or a Sentinel group (redis-target.ts). */
+  redis: RedisTarget;
   /** Prepended to every key, so deployments (or test files) can share one Redis. Default "switchboard:". */
   keyPrefix?: string;
   /** A command with no reply after this long fails, so a hung Redis is an error, not a hung request. */
@@ -42,6 +42,7 @@ const MAX_UPDATE_ATTEMPTS = 16;
 export class RedisSessionStore implements SessionStore {
   readonly kind = 'redis' as const;
   readonly #redis: Redis;
+  readonly #target: RedisTarget;
   readonly #describedUrl: string;
   readonly #idleTimeoutSeconds: number;
   readonly #keyPrefix: string;
@@ -49,14 +50,14 @@ export class RedisSessionStore implements SessionStore {
   /** Why the last (re)connect failed: says more than "Reached the max retries per request limit". */
   #connectionProblem: string | undefined;
 
-  constructor({ url, idleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
+  constructor({ redis, idleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
     assertIdleTimeout(idleTimeoutSeconds);
-    assertRedisUrl(url);
-    this.#describedUrl = describeRedisUrl(url);
+    this.#target = redis;
+    this.#describedUrl = describeRedis(redis);
     this.#idleTimeoutSeconds = idleTimeoutSeconds;
     this.#keyPrefix = keyPrefix;
     this.#indexKey = `${keyPrefix}sessions`;
-    this.#redis = openRedis(url, { commandTimeoutMs });
+    this.#redis = openRedis(redis, { commandTimeoutMs });
     this.#reportConnectionChanges(logger);
   }
 
@@ -120,6 +121,12 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
+  /** Resolves once connected, and refuses a Redis Cluster node (redis-connection.ts says why). */
+  async connected(): Promise<void> {
+    await whenConnected(this.#redis);
+    await refuseCluster(this.#redis, this.#target);
+  }
+
   async ping(): Promise<void> {
     try {
       await this.#redis.ping();
@@ -144,15 +151,12 @@ export class RedisSessionStore implements SessionStore {
     return this.#redis.status !== 'ready' && this.#connectionProblem !== undefined ? this.#connectionProblem : messageOf(error);
   }
 
-  /** Names the store and the operation in errors: "Reached the max retries" alone does not say what failed. */
-  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      throw new Error(`Session store ${operation} failed on Redis at ${this.#describedUrl}: ${this.#explain(error)}`, {
-        cause: error,
-      });
-    }
+  /**
+   * Names the store and the operation in errors ("Connection is closed" alone does not say what
+   * failed); a store that did not answer throws StoreUnavailableError.
+   */
+  #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    return storeCommand(this.#describedUrl, operation, command, (error) => this.#explain(error));
   }
 
   #reportConnectionChanges(logger: RedisSessionStoreOptions['logger']): void {
@@ -179,6 +183,3 @@ function parseRecord(json: string): SessionRecord {
   return JSON.parse(json) as SessionRecord;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

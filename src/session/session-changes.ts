@@ -2,6 +2,7 @@
 // copy of it (caching-store.ts) is dropped at once rather than served until it ages out. Two
 // implementations: in-process, and a Redis channel on the replica's one subscriber connection.
 import type { Redis } from 'ioredis';
+import { storeCommand } from './redis-connection.js';
 import type { RedisPubSub } from './redis-pubsub.js';
 
 export interface SessionChangeFeed {
@@ -40,12 +41,13 @@ export class RedisSessionChangeFeed implements SessionChangeFeed {
     private readonly redis: Redis,
     private readonly pubsub: RedisPubSub,
     keyPrefix: string,
+    private readonly describedRedis = 'Redis',
   ) {
     this.#channel = `${keyPrefix}session-changes`;
   }
 
   async announce(sessionId: string): Promise<void> {
-    await this.redis.publish(this.#channel, sessionId);
+    await storeCommand(this.describedRedis, 'change announcement', () => this.redis.publish(this.#channel, sessionId));
   }
 
   listen(onChange: (sessionId: string) => void, onGap: () => void): () => void {

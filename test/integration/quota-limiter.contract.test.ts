@@ -62,7 +62,7 @@ function quotaLimiterContract(kind: string, open: () => QuotaLimiter): void {
 quotaLimiterContract('memory', () => new MemoryQuotaLimiter());
 
 const prefix = uniqueKeyPrefix('quotas');
-quotaLimiterContract('Redis', () => new RedisQuotaLimiter({ url: redisUrl(), keyPrefix: prefix }));
+quotaLimiterContract('Redis', () => new RedisQuotaLimiter({ redis: redisUrl(), keyPrefix: prefix }));
 afterAll(async () => {
   await deleteKeysWithPrefix(redisUrl(), prefix);
 });
@@ -71,7 +71,7 @@ describe('the Redis quota limiter without Redis', () => {
   it('lets requests through, with one warning', async () => {
     const warnings: string[] = [];
     const limiter = new RedisQuotaLimiter({
-      url: 'redis://127.0.0.1:1',
+      redis: 'redis://127.0.0.1:1',
       commandTimeoutMs: 200,
       logger: { warn: (_fields: unknown, message?: string) => void warnings.push(String(message)), info: () => {} } as never,
     });

@@ -222,7 +222,7 @@ describe('on Redis', () => {
     const replicas: RedisSessionStore[] = [];
     return {
       openReplica: ({ idleTimeoutSeconds }) => {
-        const replica = new RedisSessionStore({ url: redisUrl(), idleTimeoutSeconds, keyPrefix });
+        const replica = new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds, keyPrefix });
         replicas.push(replica);
         return replica;
       },
@@ -246,7 +246,7 @@ describe('on Redis', () => {
         const pubsub = new RedisPubSub(redisUrl());
         const publisher = new Redis(redisUrl());
         const feed = countingFeed(new RedisSessionChangeFeed(publisher, pubsub, keyPrefix), heard, () => (announced += 1));
-        const store = new CachingSessionStore(new RedisSessionStore({ url: redisUrl(), idleTimeoutSeconds, keyPrefix }), feed, { idleTimeoutSeconds });
+        const store = new CachingSessionStore(new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds, keyPrefix }), feed, { idleTimeoutSeconds });
         closers.push(async () => {
           await store.close();
           await pubsub.close();
@@ -264,7 +264,7 @@ describe('on Redis', () => {
 
   it('keeps a session under {prefix}session:{id} with the idle timeout as its TTL', async () => {
     const keyPrefix = `${filePrefix}layout:`;
-    const store = new RedisSessionStore({ url: redisUrl(), idleTimeoutSeconds: 300, keyPrefix });
+    const store = new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds: 300, keyPrefix });
     const redis = new Redis(redisUrl());
     try {
       const record = aSession();
@@ -280,7 +280,7 @@ describe('on Redis', () => {
 
   it('ping on a Redis where nothing listens rejects within 3 s, naming the URL but not its password', async () => {
     const port = await freePort();
-    const store = new RedisSessionStore({ url: `redis://:hunter2@127.0.0.1:${port}`, idleTimeoutSeconds: 60 });
+    const store = new RedisSessionStore({ redis: `redis://:hunter2@127.0.0.1:${port}`, idleTimeoutSeconds: 60 });
     try {
       const started = Date.now();
       const error: unknown = await store.ping().then(

@@ -56,7 +56,7 @@ function deployment() {
   return {
     keyPrefix,
     replica(credentialKey = CREDENTIAL_KEY, options: TokenExchangeSourceOptions = {}, url = redisUrl()): CredentialSource {
-      const cache = new RedisTokenCache({ url, credentialKey, keyPrefix });
+      const cache = new RedisTokenCache({ redis: url, credentialKey, keyPrefix });
       caches.push(cache);
       return tokenExchangeSource('github', config, cache, options);
     },

@@ -2,7 +2,7 @@
 // a lost node looks) and start again on the same address: for "the store is down" behaviour.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,9 +14,23 @@ const READY_TIMEOUT_MS = 10_000;
 
 export interface KillableRedis {
   readonly url: string;
+  readonly port: number;
+  /** SIGKILL: what a crash or a lost node looks like. */
   kill(): Promise<void>;
+  /** Kills it if it runs, then starts it again on the same port (and, with persistence, the same data). */
   restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface KillableRedisOptions {
+  /**
+   * Keep an append-only file (fsync on every write, so that nothing acknowledged is lost to a
+   * SIGKILL) in a directory of its own, which a restart reads back. Default: no persistence, so a
+   * restart starts empty.
+   */
+  readonly appendOnly?: boolean;
+  /** More redis-server arguments (`--replicaof`, ...). */
+  readonly args?: readonly string[];
 }
 
 export function hasRedisServer(): boolean {
@@ -30,9 +44,13 @@ export function hasRedisServer(): boolean {
   });
 }
 
-export async function startKillableRedis(): Promise<KillableRedis> {
+export async function startKillableRedis({ appendOnly = false, args = [] }: KillableRedisOptions = {}): Promise<KillableRedis> {
   const port = await freePort();
-  let child: ChildProcess | undefined = await start(port);
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-redis-'));
+  const persistence = appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const serverArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, '--loglevel', 'warning', ...args];
+  const start = () => startServer(port, serverArgs);
+  let child: ChildProcess | undefined = await start();
   const kill = async (): Promise<void> => {
     const running = child;
     child = undefined;
@@ -43,21 +61,21 @@ export async function startKillableRedis(): Promise<KillableRedis> {
   };
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
     kill,
     async restart() {
       await kill();
-      child = await start(port);
+      child = await start();
     },
-    stop: kill,
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
-async function start(port: number): Promise<ChildProcess> {
-  const child = spawnTracked(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    { cwd: tmpdir(), stdio: 'ignore' },
-  );
+async function startServer(port: number, args: readonly string[]): Promise<ChildProcess> {
+  const child = spawnTracked('redis-server', args, { cwd: tmpdir(), stdio: 'ignore' });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await pingOnce(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {

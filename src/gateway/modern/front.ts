@@ -5,6 +5,7 @@
 // gateway: a 2026 upstream's own question is relayed (its state wrapped in ours, nothing kept
 // here); a 2025 upstream's server-to-client request parks the call until the retry (parked-calls.ts).
 import type { Principal } from '../../auth/principal.js';
+import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { Caller } from '../caller.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
 import { RpcError } from '../errors.js';
@@ -110,9 +111,11 @@ export class ModernFront {
     const outcome =
       state.replica === parked.replicaId
         ? await parked.resumeLocal(state.park, state.round, inputResponses, options.related, options.cancel)
-        : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.cancel).catch(
-            (error: unknown): ResumeOutcome | RpcError => (error instanceof RpcError ? error : new RpcError(-32603, String(error))),
-          );
+        : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.cancel).catch((error: unknown): ResumeOutcome | RpcError => {
+            // The bus did not carry the retry: the call still waits there, and the client may retry (503).
+            if (isStoreUnavailable(error)) throw error;
+            return error instanceof RpcError ? error : new RpcError(-32603, String(error));
+          });
     if (outcome instanceof RpcError) return { response: errorResponse(request.id, outcome.toJson()), refused: false };
     return this.#answer(request, binding, caller, outcome, outcome.kind === 'input' ? state.park : undefined, state.replica);
   }

@@ -144,7 +144,14 @@ export class ParkedCalls {
     });
     const stopListening = gone?.onCancel(() => void this.bus.send(replica, Topic.cancel, { park: id }).catch(() => {}));
     try {
-      await this.bus.send(replica, Topic.resume, { rid, park: id, round, inputResponses });
+      try {
+        await this.bus.send(replica, Topic.resume, { rid, park: id, round, inputResponses });
+      } catch (error) {
+        // Never sent: no answer will come, and the wait for one must not reject later, unheard.
+        this.#waiting.get(rid)?.acknowledged();
+        this.#waiting.delete(rid);
+        throw error;
+      }
       return await outcome;
     } finally {
       stopListening?.();

@@ -10,6 +10,7 @@ import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
 import type { Logger } from '../../observe/logger.js';
+import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { AppEnv } from '../app-env.js';
 import { clientGone } from '../client-gone.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
@@ -61,6 +62,7 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
     .then(
       (answer) => reply.finish(answer.response, statusOf(answer)),
       (error: unknown) => {
+        if (isStoreUnavailable(error)) return reply.unavailable(message.id);
         options.logger.error({ err: error instanceof Error ? error.message : String(error), method: message.method }, 'a 2026 request failed');
         reply.finish({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Internal error' } });
       },

@@ -106,7 +106,10 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
       });
       void gateway
         .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related, requestId: c.get('requestId') })
-        .then((response) => reply.finish(response));
+        .then(
+          (response) => reply.finish(response),
+          (error: unknown) => reply.fail(classified.message.id, error),
+        );
       return reply.response;
     }
     const response = await dispatch(c, session, classified);

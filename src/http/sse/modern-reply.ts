@@ -1,9 +1,10 @@
 // The answer to one 2026 request: plain JSON when nothing but the response goes out, else an SSE
 // stream scoped to the request (progress, log messages) that the response ends. Nothing is logged
 // for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
 import { JSON_HEADERS, type Responder } from '../responder.js';
+import { storeUnavailable } from '../transport-errors.js';
 import { SseStream } from './sse-stream.js';
 
 export class ModernReply {
@@ -27,6 +28,16 @@ export class ModernReply {
     // Headers went out with the first event: the status is 200 whatever the outcome.
     this.#stream.send(undefined, JSON.stringify(response));
     this.#stream.close();
+  }
+
+  /** The session store did not answer: 503 with Retry-After, or the last event of a stream under way. */
+  unavailable(id: JsonRpcId): void {
+    if (this.#stream) {
+      this.finish(JSON.parse(storeUnavailable.body(id)) as JsonRpcResponse);
+      return;
+    }
+    this.#finished = true;
+    this.#respond(this.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers));
   }
 
   #send(message: JsonRpcNotification | JsonRpcRequest): void {

@@ -4,10 +4,12 @@
 // request). Everything sent on such a stream is logged first, so a client that loses the
 // connection can resume it with GET and Last-Event-ID, on any replica, and still get the response:
 // a dropped connection is not a cancellation.
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
+import { isStoreUnavailable } from '../../session/store-unavailable.js';
+import { storeUnavailable } from '../transport-errors.js';
 import type { OpenStreams } from './open-streams.js';
 import { JSON_HEADERS, type Responder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
@@ -47,6 +49,28 @@ export class PostReply {
     }
     const { sse } = this.#stream;
     this.#enqueue(response).then(() => sse.close());
+  }
+
+  /**
+   * The request could not be served: the session store did not answer (503, retry), or a bug (500).
+   * On a stream already under way the status has gone out: the error is its last event.
+   */
+  fail(id: JsonRpcId, error: unknown): void {
+    const unavailable = isStoreUnavailable(error);
+    if (!unavailable) {
+      this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a request failed');
+    }
+    if (this.#stream) {
+      const message = unavailable ? JSON.parse(storeUnavailable.body(id)) : { jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } };
+      this.finish(message as JsonRpcResponse);
+      return;
+    }
+    this.#finished = true;
+    this.#respond(
+      unavailable
+        ? this.options.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers)
+        : this.options.respond(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } }), 500, JSON_HEADERS),
+    );
   }
 
   #sendRelated(message: JsonRpcNotification | JsonRpcRequest): void {

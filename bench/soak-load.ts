@@ -1,0 +1,166 @@
+// The soak's traffic: every kind of work that holds something in the gateway while it lasts, so
+// that whatever is not given back afterwards adds up over a long run. Each worker loops until the
+// deadline, one operation at a time, with a short pause between operations (a steady load, not a
+// saturating one: the samples must come on time on two cores).
+//   churn    a session opened (initialize, initialized), used (tools/list, an echo) and DELETEd
+//   calls    tools/call echo on a long-lived session
+//   lists    tools/list, prompts/list, resources/list on a long-lived session
+//   streams  a GET stream opened on a session, held a moment, dropped; the session is replaced now and then
+//   listens  a 2026 subscriptions/listen opened, acknowledged, held a moment, dropped
+//   modern   a 2026 tools/call echo (no session)
+// Every operation is bounded in time (OP_TIMEOUT_MS): one that hangs counts as an error, it does
+// not stall the run.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+
+import { endpointOn, openSession, request, type Endpoint } from './http-load.js';
+import { ECHO_ARGUMENTS, MODERN_VERSION } from './operations.js';
+
+export const WORK_KINDS = ['churn', 'calls', 'lists', 'streams', 'listens', 'modern'] as const;
+export type WorkKind = (typeof WORK_KINDS)[number];
+
+/** Workers per kind: the streams and listens ones are the ones that hold connections open. */
+export const WORKERS: Readonly<Record<WorkKind, number>> = { churn: 2, calls: 2, lists: 1, streams: 2, listens: 2, modern: 1 };
+
+const OP_TIMEOUT_MS = 10_000;
+const ECHO = { name: 'everything__echo', arguments: ECHO_ARGUMENTS };
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+/** A GET stream's session is replaced after this many streams: sessions with streams get deleted too. */
+const STREAMS_PER_SESSION = 10;
+
+export interface SoakCounts {
+  readonly ops: Record<WorkKind, number>;
+  readonly errors: Record<WorkKind, number>;
+  /** The last few error messages, for the report. */
+  readonly lastErrors: string[];
+}
+
+export interface SoakLoad {
+  readonly counts: SoakCounts;
+  /** Resolves once every worker has finished its operation in progress and cleaned up. */
+  stop(): Promise<void>;
+}
+
+export function startSoakLoad(url: string, paceMs: number): SoakLoad {
+  const { origin, pathname } = new URL(url);
+  const pool = new Pool(origin, { connections: 16, headersTimeout: OP_TIMEOUT_MS, bodyTimeout: OP_TIMEOUT_MS });
+  const endpoint = endpointOn(pool, pathname);
+  const zero = () => Object.fromEntries(WORK_KINDS.map((kind) => [kind, 0])) as Record<WorkKind, number>;
+  const counts: SoakCounts = { ops: zero(), errors: zero(), lastErrors: [] };
+  let running = true;
+
+  const loop = async (kind: WorkKind, work: Worker): Promise<void> => {
+    let state: WorkerState = {};
+    while (running) {
+      try {
+        state = await withTimeout(work(endpoint, url, state), `${kind} operation`);
+        counts.ops[kind] += 1;
+      } catch (error) {
+        counts.errors[kind] += 1;
+        counts.lastErrors.push(`${kind}: ${error instanceof Error ? error.message : String(error)}`);
+        if (counts.lastErrors.length > 5) counts.lastErrors.shift();
+        state = {};
+      }
+      await sleep(paceMs);
+    }
+    if (state.session) await endpoint.delete(state.session).catch(() => {});
+  };
+  const loops = WORK_KINDS.flatMap((kind) => Array.from({ length: WORKERS[kind] }, () => loop(kind, WORK[kind])));
+  return {
+    counts,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await pool.close();
+    },
+  };
+}
+
+/** What a worker keeps between operations: its session, and how many streams it has had. */
+interface WorkerState {
+  readonly session?: Record<string, string>;
+  readonly uses?: number;
+}
+
+type Worker = (endpoint: Endpoint, url: string, state: WorkerState) => Promise<WorkerState>;
+
+const LIST_METHODS = ['tools/list', 'prompts/list', 'resources/list'];
+
+const WORK: Readonly<Record<WorkKind, Worker>> = {
+  async churn(endpoint) {
+    const session = await openSession(endpoint);
+    await request(endpoint, 'tools/list', {}, session);
+    await request(endpoint, 'tools/call', ECHO, session);
+    await endpoint.delete(session);
+    return {};
+  },
+  async calls(endpoint, _url, state) {
+    const session = state.session ?? (await openSession(endpoint));
+    await request(endpoint, 'tools/call', ECHO, session);
+    return { session };
+  },
+  async lists(endpoint, _url, state) {
+    const session = state.session ?? (await openSession(endpoint));
+    const uses = state.uses ?? 0;
+    await request(endpoint, LIST_METHODS[uses % LIST_METHODS.length]!, {}, session);
+    return { session, uses: uses + 1 };
+  },
+  async streams(endpoint, url, state) {
+    let session = state.session ?? (await openSession(endpoint));
+    let uses = state.uses ?? 0;
+    if (uses >= STREAMS_PER_SESSION) {
+      await endpoint.delete(session);
+      session = await openSession(endpoint);
+      uses = 0;
+    }
+    await holdStream(url, { method: 'GET', headers: { ...session, accept: 'text/event-stream' } }, (text) => text.includes('retry:'));
+    return { session, uses: uses + 1 };
+  },
+  async listens(_endpoint, url) {
+    const body = { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } };
+    await holdStream(
+      url,
+      {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen' },
+        body: JSON.stringify(body),
+      },
+      (text) => text.includes('notifications/subscriptions/acknowledged'),
+    );
+    return {};
+  },
+  async modern(endpoint) {
+    const headers = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': ECHO.name };
+    await request(endpoint, 'tools/call', { ...ECHO, _meta: MODERN_META }, headers);
+    return {};
+  },
+};
+
+/** Opens a streamed answer, reads until `opened` says it is under way, holds it 100 to 600 ms, then drops it as a client that goes away would. */
+async function holdStream(url: string, init: RequestInit, opened: (text: string) => boolean): Promise<void> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(OP_TIMEOUT_MS)]);
+  try {
+    const response = await fetch(url, { ...init, signal });
+    if (response.status !== 200 || response.body === null) throw new Error(`${init.method} ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!opened(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${init.method}: the stream ended before it opened`);
+      text += decoder.decode(value, { stream: true });
+    }
+    await sleep(100 + Math.random() * 500);
+  } finally {
+    controller.abort();
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${OP_TIMEOUT_MS} ms`)), OP_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
