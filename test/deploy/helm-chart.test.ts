@@ -137,7 +137,7 @@ describe('the Helm chart', () => {
 
   it('binds the admin listener to all interfaces at admin.port in the pod, over the config\'s own admin place', () => {
     const configMap = readText(join(TEMPLATES_DIR, 'configmap.yaml'));
-    expect(configMap).toMatch(/\$admin := dict "enabled" \.Values\.admin\.enabled "host" "0\.0\.0\.0" "port" \(int \.Values\.admin\.port\)/);
+    expect(configMap).toMatch(/\$admin := dict "enabled" false \}\}\n\{\{- if \.Values\.admin\.enabled \}\}\n\{\{- \$admin = dict "enabled" true "host" "0\.0\.0\.0" "port" \(int \.Values\.admin\.port\)/);
     // The chart's place wins (merge keeps the destination's keys); config.admin keeps the rest (scope).
     expect(configMap).toContain('set $config "admin" (merge $admin (deepCopy (default (dict) $config.admin)))');
     // What the pod then reads, for the defaults and the example: a config the gateway accepts.
