@@ -1,6 +1,7 @@
 // The plain Kubernetes manifests under deploy/: every file a kustomization names exists, every
 // resource is valid against the Kubernetes schemas (kubernetes-models, offline), and the base
 // is the Helm chart's defaults written out.
+import { kubectlBinary } from './support/helm-binary.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -50,12 +51,13 @@ function chartDefaults(): PlainObject {
   return readYaml(join(CHART_DIR, 'values.yaml')) as PlainObject;
 }
 
+/** kubectl from PATH, else the one the helm layer package ships (helm-binary.ts); undefined where neither runs. */
 async function kubectlPath(): Promise<string | undefined> {
   try {
     await promisify(execFile)('kubectl', ['version', '--client'], { timeout: 10_000 });
     return 'kubectl';
   } catch {
-    return undefined;
+    return kubectlBinary().catch(() => undefined);
   }
 }
 const kubectl = await kubectlPath();

