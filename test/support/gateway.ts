@@ -27,6 +27,8 @@ export interface TestGatewayOptions {
   readonly jwksCooldownMs?: number;
   /** Keep the config in a file and reload it on change or SIGHUP, as the command line does. */
   readonly reloadable?: boolean;
+  /** How long finished spans wait before they are exported (the SDK's 5 s by default). */
+  readonly traceExportDelayMs?: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     logger,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+    ...(options.traceExportDelayMs !== undefined && { traceExportDelayMs: options.traceExportDelayMs }),
     ...(configFile !== undefined && { reload: { file: configFile, load: () => loadConfig(configFile, {}) } }),
   });
   return Object.assign(gateway, { logs, rewriteConfig });

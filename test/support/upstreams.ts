@@ -36,7 +36,8 @@ export type FixtureName =
   | 'conformance-server'
   | 'conformance-2026-server'
   | 'modern-server'
-  | 'shifting-server';
+  | 'shifting-server'
+  | 'trace-echo-server';
 /** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 
