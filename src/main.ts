@@ -33,7 +33,6 @@ import { SupervisedUpstream } from './upstream/supervised-upstream.js';
 import { CredentialSources } from './credentials/sources.js';
 import { LazyTokenCache } from './credentials/lazy-token-cache.js';
 import { tokenExchangeSource } from './credentials/exchange-source.js';
-import { createOtelTracing } from './observe/tracing/otel-tracing.js';
 import { resolveTracing } from './observe/tracing/settings.js';
 import type { Tracing } from './observe/tracing/tracing.js';
 
@@ -197,7 +196,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   metrics.countStreams(openStreams);
   metrics.countListens(gateway.listens);
   const drain = new HttpDrain({ isDraining: () => draining });
-  const tracing = startTracing(config, logger, traceExportDelayMs);
+  const tracing = await startTracing(config, logger, traceExportDelayMs);
   const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
   const app = createApp({
     access,
@@ -288,14 +287,18 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   };
 }
 
-/** Tracing, when the config or the OTEL_* environment asks for it (observe/tracing/settings.ts); else undefined. */
-function startTracing(config: Config, logger: Logger, exportDelayMs: number | undefined): Tracing | undefined {
+/**
+ * Tracing, when the config or the OTEL_* environment asks for it (observe/tracing/settings.ts);
+ * else undefined, and the OpenTelemetry SDK is not even loaded.
+ */
+async function startTracing(config: Config, logger: Logger, exportDelayMs: number | undefined): Promise<Tracing | undefined> {
   const { settings, warnings } = resolveTracing(config.telemetry, process.env);
   for (const warning of warnings) logger.warn(warning);
   if (!settings) return undefined;
   // The URL without its query or user part, which could hold a credential; never the headers.
   const { origin, pathname } = new URL(settings.endpoint);
   logger.info({ endpoint: `${origin}${pathname}`, protocol: settings.protocol, serviceName: settings.serviceName, sampler: settings.sampler }, 'traces go to an OTLP endpoint');
+  const { createOtelTracing } = await import('./observe/tracing/otel-tracing.js');
   return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
 }
 

@@ -3,7 +3,6 @@
 // known or `enabled: true` says so (then the OTLP default, localhost:4318). A variable with a value
 // the gateway cannot use is ignored with a warning, as the OpenTelemetry SDKs do, rather than
 // stopping the gateway: tracing is never a reason not to serve.
-import { parseKeyPairsIntoRecord } from '@opentelemetry/core';
 import type { TelemetryConfig } from '../../config/operations.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -55,8 +54,8 @@ export function resolveTracing(config: TelemetryConfig, env: Environment): Resol
       endpoint,
       protocol: config.protocol ?? envProtocol(variable, warnings),
       headers: {
-        ...parseKeyPairsIntoRecord(variable('OTEL_EXPORTER_OTLP_HEADERS')),
-        ...parseKeyPairsIntoRecord(variable('OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
+        ...headerList(variable('OTEL_EXPORTER_OTLP_HEADERS')),
+        ...headerList(variable('OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
         ...config.headers,
       },
       serviceName: config.serviceName ?? variable('OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
@@ -109,6 +108,27 @@ function envSampler(variable: Variable, warnings: string[]): SamplerSettings {
     return { parentBased, ratio: 1 };
   }
   return { parentBased, ratio };
+}
+
+/**
+ * `key1=value1,key2=value2`, values percent-encoded (the OTLP exporter spec's format, W3C Baggage's
+ * without properties). Written here rather than taken from @opentelemetry/core, which a gateway
+ * with tracing off then never loads; an entry that does not parse is skipped, as the SDKs do.
+ */
+function headerList(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of value?.split(',') ?? []) {
+    const separator = entry.indexOf('=');
+    if (separator <= 0) continue;
+    try {
+      const name = decodeURIComponent(entry.slice(0, separator).trim());
+      const content = decodeURIComponent(entry.slice(separator + 1).trim());
+      if (name !== '' && content !== '') headers[name] = content;
+    } catch {
+      // Not percent-encoding: skipped.
+    }
+  }
+  return headers;
 }
 
 function isHttpUrl(value: string): boolean {
