@@ -68,3 +68,21 @@ describe('OpenTelemetry tracing', () => {
     expect(httpSpan!.duration[0] * 1e3 + httpSpan!.duration[1] / 1e6).toBeGreaterThanOrEqual(49);
   });
 });
+
+describe('span times', () => {
+  it('keep the sub-millisecond length of a span started at a given time', () => {
+    const { exporter, tracing } = tracingInMemory();
+    const measured: number[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const started = performance.now();
+      const span = tracing.startSpan('POST /mcp', 'server', {}, { startTime: started });
+      while (performance.now() - started < 0.5) {
+        // Busy for half a millisecond: a span that crosses a millisecond boundary about every other time.
+      }
+      span.end();
+      measured.push(performance.now() - started);
+    }
+    const lengths = exporter.getFinishedSpans().map((span) => span.duration[0] * 1e3 + span.duration[1] / 1e6);
+    lengths.forEach((length, i) => expect(Math.abs(length - measured[i]!)).toBeLessThan(0.2));
+  });
+});

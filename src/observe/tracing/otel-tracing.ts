@@ -152,7 +152,9 @@ class OtelSpan implements TraceSpan {
       this.span.setAttribute('error.type', errorType);
       this.span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    this.span.end();
+    // A performance.now() reading, as the start was: given a start time, the SDK would otherwise
+    // take the end from Date.now(), whole milliseconds, and a sub-millisecond span would lose its length.
+    this.span.end(performance.now());
   }
 }
 
