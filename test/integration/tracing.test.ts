@@ -9,7 +9,7 @@ import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { SPAN_KIND, type ReceivedSpan } from '../support/otlp-decode.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { rawPost } from '../support/raw-http.js';
-import { startHttpFixture, stdioFixture, type HttpUpstream } from '../support/upstreams.js';
+import { modernServerStdio, startHttpFixture, stdioFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const SECRET = `argument-${randomBytes(8).toString('hex')}`;
@@ -39,6 +39,7 @@ beforeAll(async () => {
         'modern-web': { url: modernWeb.url },
         pipe: stdioFixture('trace-echo-server'),
         'modern-pipe': stdioFixture('trace-echo-server', { ERAS: 'dual' }),
+        steps: modernServerStdio('dual'),
       },
     },
     { traceExportDelayMs: 20, logLevel: 'debug' },
@@ -168,6 +169,31 @@ describe('traces of a tools/call', () => {
     expect(method.parentSpanId).toBe(metaSpan);
     expect(method.links).toEqual([{ traceId: headerTrace, spanId: http.spanId }]);
     expect(upstream.parentSpanId).toBe(method.spanId);
+  });
+
+  it('give a request refused before any MCP message is read its HTTP span, in the trace of its header', async () => {
+    const [traceId, clientSpan] = [newTraceId(), newSpanId()];
+    const refused = await rawPost(gateway.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { traceparent: `00-${traceId}-${clientSpan}-01` } });
+    expect(refused.status).toBe(401);
+    const [http] = (await receiver.waitFor((spans) => spans.some((span) => span.traceId === traceId))).filter((span) => span.traceId === traceId);
+    expect(http).toMatchObject({ name: 'POST /mcp', parentSpanId: clientSpan, kind: SPAN_KIND.server, status: { code: 0 } });
+    expect(http!.attributes['http.response.status_code']).toBe(401);
+  });
+
+  it('end the HTTP span of a streamed answer with its response, after the method span', async () => {
+    const sessionId = await openSession();
+    const traceId = newTraceId();
+    const answer = await rawPost(
+      gateway.url,
+      { jsonrpc: '2.0', id: 14, method: 'tools/call', params: { name: 'steps__progress', arguments: { steps: 3 }, _meta: { progressToken: 'p' } } },
+      { sessionId, headers: { ...auth(), traceparent: `00-${traceId}-${newSpanId()}-01` } },
+    );
+    expect(answer.headers.get('content-type')).toContain('text/event-stream');
+    const { http, method, upstream } = await callSpans(traceId);
+    expect(method.parentSpanId).toBe(http.spanId);
+    expect(upstream.parentSpanId).toBe(method.spanId);
+    expect(http.endTimeUnixNano).toBeGreaterThanOrEqual(method.endTimeUnixNano);
+    expect(method.endTimeUnixNano).toBeGreaterThanOrEqual(upstream.endTimeUnixNano);
   });
 
   it('name the trace in the audit line and the access line of the request', async () => {
