@@ -171,6 +171,20 @@ describe('traces of a tools/call', () => {
     expect(upstream.parentSpanId).toBe(method.spanId);
   });
 
+  it("give initialize a span that names the session it made by the id's first 8 characters", async () => {
+    const traceId = newTraceId();
+    const init = await rawPost(
+      gateway.url,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tracing-test', version: '1' } } },
+      { headers: { ...auth(), traceparent: `00-${traceId}-${newSpanId()}-01` } },
+    );
+    const sessionId = init.headers.get('mcp-session-id')!;
+    const spans = (await receiver.waitFor((all) => all.filter((span) => span.traceId === traceId).length >= 2)).filter((span) => span.traceId === traceId);
+    const method = spans.find((span) => span.name === 'initialize')!;
+    expect(method.parentSpanId).toBe(spans.find((span) => span.name === 'POST /mcp')!.spanId);
+    expect(method.attributes).toMatchObject({ 'mcp.method.name': 'initialize', 'mcp.protocol.version': '2025-06-18', 'mcp.session.id': sessionId.slice(0, 8), 'switchboard.outcome': 'ok' });
+  });
+
   it('give a request refused before any MCP message is read its HTTP span, in the trace of its header', async () => {
     const [traceId, clientSpan] = [newTraceId(), newSpanId()];
     const refused = await rawPost(gateway.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { traceparent: `00-${traceId}-${clientSpan}-01` } });
