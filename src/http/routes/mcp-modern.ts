@@ -54,12 +54,12 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
   if (!('id' in message)) return c.body(null, 202);
 
   const principal = c.get('principal');
-  if (message.method === 'subscriptions/listen') return openListen(c, message, options);
-
-  const reply = new ModernReply(options.respond(c));
   // With tracing on: the request's span continues the header's trace, or the envelope's (request-trace.ts).
   const trace = c.get('trace');
   const parentSpan = trace?.parentFor(metaTraceContext(message.params));
+  if (message.method === 'subscriptions/listen') return openListen(c, message, options);
+
+  const reply = new ModernReply(options.respond(c));
   const release = trace?.hold();
   void options.front
     .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId'), endpoint: options.endpoint, parentSpan })
