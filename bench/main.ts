@@ -22,7 +22,7 @@ import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { removeRunDir, runDir, stopAll } from './processes.js';
-import { comparisonTable, failureLines, machineLines, sessionsTable, startupLines, verdictTable } from './report.js';
+import { comparisonTable, failureLines, machineLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
 import { readResults, toDocument, writeResults } from './results-json.js';
 import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
 import type { RoundHooks } from './scenarios.js';
@@ -86,6 +86,8 @@ async function main(opts: Options): Promise<number> {
     'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; front = gateway or mcp-proxy,',
     'upstream = server-everything (or the floor), load = this process.',
   ];
+  const tracing = tracingLines(comparisons);
+  if (tracing.length > 0) out.push('', ...tracing);
   if (scaleStartups.length > 0) out.push('', ...startupLines(scaleStartups));
   if (sessions.length > 0) {
     out.push('', `${IDLE_SESSIONS} idle 2025 sessions (initialize only), per session after a full GC; fan-out: from the upstream's change to every session's notification queued`, sessionsTable(sessions));

@@ -2,7 +2,7 @@
 // figure means, so a subset's figures compare with the full run's.
 import { parseArgs } from 'node:util';
 
-import { isTargetName, TARGET_NAMES, type TargetName } from './targets.js';
+import { isTargetName, ON_REQUEST_TARGETS, TARGET_NAMES, type TargetName } from './targets.js';
 
 export const PHASES = ['echo', 'ping', 'sdk', 'scale', 'sessions'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -26,6 +26,7 @@ export const USAGE = `npm run bench -- [options]
   --only PHASE          run only these phases (repeatable, or comma-separated): ${PHASES.join(', ')}
   --scenario NAME       only sequential or concurrent, in the echo and sdk phases
   --target NAME         only these targets in the echo, ping and sdk phases (repeatable, or comma-separated): ${TARGET_NAMES.join(', ')}
+                        (${ON_REQUEST_TARGETS.join(', ')} only when named here)
   --json PATH           where the figures go (default bench/results/latest.json)
   --compare PATH        print the change against an earlier run's JSON
   --profile             CPU-profile a front (default gw-stdio-2025) during its measured rounds and summarise it
@@ -58,7 +59,7 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
   if (badPhase !== undefined) throw new Error(`--only: expected ${PHASES.join(', ')}, got "${badPhase}"`);
   const { scenario } = values;
   if (scenario !== undefined && scenario !== 'sequential' && scenario !== 'concurrent') throw new Error(`--scenario: expected sequential or concurrent, got "${scenario}"`);
-  const targets = (values.target ?? [...TARGET_NAMES]).flatMap((value) => value.split(','));
+  const targets = (values.target ?? TARGET_NAMES.filter((name) => !ON_REQUEST_TARGETS.includes(name))).flatMap((value) => value.split(','));
   const profileTarget = values['profile-target'] ?? (values.profile || values['cpu-prof'] ? 'gw-stdio-2025' : undefined);
   const unknown = [...targets, ...(profileTarget === undefined ? [] : [profileTarget])].find((name) => !isTargetName(name));
   if (unknown !== undefined) throw new Error(`--target: expected one of ${TARGET_NAMES.join(', ')}, got "${unknown}"`);

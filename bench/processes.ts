@@ -25,6 +25,7 @@ const MCP_PROXY_BIN = join(resolvePackage('mcp-proxy/package.json'), '..', 'dist
 const TSX_LOADER = pathToFileURL(resolvePackage('tsx')).href;
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
 const MIN_PROXY = fileURLToPath(new URL('./min-proxy.ts', import.meta.url));
+const OTLP_SINK = fileURLToPath(new URL('./otlp-sink.ts', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 // Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;
@@ -95,6 +96,33 @@ export async function startFloor(): Promise<RunningFloor> {
   const stop = (): Promise<void> => stopChild(child);
   cleanups.push(stop);
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
+  return { url: url!, pid: child.pid!, stop };
+}
+
+export interface RunningSink extends RunningProcess {
+  /** Its OTLP/HTTP traces endpoint. */
+  readonly url: string;
+}
+
+/**
+ * The traced gateway's collector (otlp-sink.ts): decodes and discards. Stopped after the gateway
+ * (cleanups run newest first), whose last batch it takes, and then says how much it took: a traced
+ * row whose gateway sent nothing would measure nothing.
+ */
+export async function startOtlpSink(): Promise<RunningSink> {
+  const child = spawnTracked(process.execPath, ['--import', TSX_LOADER, OTLP_SINK], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const stop = (): Promise<void> => stopChild(child);
+  const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  cleanups.push(async () => {
+    const stats = await fetch(new URL('/stats', url!))
+      .then(async (response) => (await response.json()) as { requests: number; spans: number })
+      .catch(() => undefined);
+    if (stats) process.stderr.write(`bench: the traced gateway's collector took ${stats.spans} spans in ${stats.requests} exports\n`);
+    await stop();
+  });
   return { url: url!, pid: child.pid!, stop };
 }
 

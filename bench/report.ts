@@ -64,6 +64,26 @@ export function verdictTable(list: readonly Verdict[]): string {
   return formatTable(['', 'ratio (issue 10)', 'value', 'target', ''], rows, 2);
 }
 
+/**
+ * What tracing costs (issue 13): for each scenario that ran the traced gateway beside the same
+ * gateway untraced, the change in the front's CPU per call, in calls per second and in p50.
+ */
+export function tracingLines(comparisons: readonly Comparison[]): string[] {
+  return comparisons.flatMap(({ phase, load, scenario, results }) => {
+    const figures = (name: string): Figures | undefined => {
+      const result = results.find(({ target }) => target.name === name)?.result;
+      return result === undefined || result.samples.length === 0 ? undefined : figuresOf(result);
+    };
+    const [plain, traced] = [figures('gw-stdio-2025'), figures('gw-stdio-2025-traced')];
+    if (plain === undefined || traced === undefined) return [];
+    const [cpuPlain, cpuTraced] = [plain.cpuMsPerCall.front, traced.cpuMsPerCall.front];
+    const cpu = cpuPlain === undefined || cpuTraced === undefined ? 'n/a' : `${ms(cpuPlain)} -> ${ms(cpuTraced)} ms (${change(cpuTraced / cpuPlain)})`;
+    return [
+      `tracing on vs off, ${phase} ${load} ${scenario}: front CPU/call ${cpu}, calls/s ${change(traced.callsPerSecond / plain.callsPerSecond)}, p50 ${ms(plain.p50Ms)} -> ${ms(traced.p50Ms)} ms`,
+    ];
+  });
+}
+
 /** Failed calls, one line per target that had any: the run fails when calls fail. */
 export function failureLines(comparisons: readonly Comparison[]): string[] {
   return comparisons.flatMap(({ phase, load, scenario, results }) =>
@@ -74,6 +94,7 @@ export function failureLines(comparisons: readonly Comparison[]): string[] {
 const ms = (value: number): string => value.toFixed(2);
 const rate = (value: number): string => value.toFixed(0);
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
+const change = (ratio: number): string => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
 /** Blank where the process's CPU time could not be read (no /proc) or there is no such process. */
 const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? '' : ms(value));
 

@@ -1,6 +1,17 @@
 // Starts what the chosen targets need, each part once (the two eras of a gateway share it), and
 // hands back the targets with their endpoints and the process ids whose CPU time they are charged.
-import { EVERYTHING_MAIN, startEverythingOverHttp, startEverythingOverStdio, startFloor, startGateway, startMcpProxy, startMinProxy, startRedis, type RunningFront } from './processes.js';
+import {
+  EVERYTHING_MAIN,
+  startEverythingOverHttp,
+  startEverythingOverStdio,
+  startFloor,
+  startGateway,
+  startMcpProxy,
+  startMinProxy,
+  startOtlpSink,
+  startRedis,
+  type RunningFront,
+} from './processes.js';
 import { TARGET_SPECS, type StackPart, type Target, type TargetName } from './targets.js';
 
 export interface GatewaySettings {
@@ -37,6 +48,11 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
     built.set('stdio-direct', { endpoint: { kind: 'stdio', peer }, upstreamPid: peer.pid });
   }
   if (needs('gw-stdio')) built.set('gw-stdio', asFront(await gatewayWith('stdio-memory', { mcpServers: { everything: EVERYTHING_STDIO } })));
+  if (needs('gw-stdio-traced')) {
+    // Every call traced (the default sampler records every new trace), exported in the SDK's batches.
+    const sink = await startOtlpSink();
+    built.set('gw-stdio-traced', asFront(await gatewayWith('stdio-memory-traced', { telemetry: { endpoint: sink.url }, mcpServers: { everything: EVERYTHING_STDIO } })));
+  }
   if (needs('gw-redis')) {
     const redis = await startRedis();
     const sessions = { store: 'redis', redisUrl: redis.url, keyPrefix: 'bench-load:' };

@@ -3,6 +3,8 @@
 //   floor          a bare node:http JSON server of ours (floor-server.ts): the least an HTTP front costs
 //   stdio-direct   server-everything over stdio, spoken to by this process: the upstream's own capacity
 //   gw-stdio-*     the gateway, memory store, in front of server-everything over stdio
+//   gw-stdio-2025-traced  the same with tracing on, exporting to a sink that decodes and discards
+//                  (otlp-sink.ts); only when asked for (--target), beside gw-stdio-2025
 //   gw-redis-*     the same with the Redis session store
 //   mcp-proxy      the peer (npm mcp-proxy) in front of server-everything over stdio
 //   http-direct    server-everything over Streamable HTTP, directly
@@ -20,6 +22,7 @@ export const TARGET_NAMES = [
   'stdio-direct',
   'gw-stdio-2025',
   'gw-stdio-2026',
+  'gw-stdio-2025-traced',
   'gw-redis-2025',
   'gw-redis-2026',
   'mcp-proxy',
@@ -30,8 +33,15 @@ export const TARGET_NAMES = [
 ] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
+/**
+ * Targets a run has only when asked for with --target: what they measure is a feature's cost
+ * against another target, not issue 10's figures, and the full run's length and records stay as
+ * they were.
+ */
+export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced'];
+
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-redis' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -51,6 +61,7 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'stdio-direct': { name: 'stdio-direct', label: 'everything stdio direct', part: 'stdio-direct', tool: 'echo', era: '2025' },
   'gw-stdio-2025': { name: 'gw-stdio-2025', label: 'gw>stdio mem 2025', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2025' },
   'gw-stdio-2026': { name: 'gw-stdio-2026', label: 'gw>stdio mem 2026', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2026' },
+  'gw-stdio-2025-traced': { name: 'gw-stdio-2025-traced', label: 'gw>stdio mem 2025 traced', part: 'gw-stdio-traced', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2025': { name: 'gw-redis-2025', label: 'gw>stdio redis 2025', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2026': { name: 'gw-redis-2026', label: 'gw>stdio redis 2026', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2026' },
   'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },

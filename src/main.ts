@@ -37,6 +37,8 @@ import { tokenExchangeSource } from './credentials/exchange-source.js';
 import { RecentRates } from './observe/recent-rates.js';
 import type { GatewayUrls, OperatorSources } from './admin/sources.js';
 import { startAdminListener, type AdminListener } from './http/admin/listener.js';
+import { resolveTracing } from './observe/tracing/settings.js';
+import type { Tracing } from './observe/tracing/tracing.js';
 
 export interface RunningGateway {
   /** The MCP endpoint's URL, with the port actually bound (port 0 picks a free one). */
@@ -54,9 +56,11 @@ export interface GatewayDeps {
   readonly jwksCooldownMs?: number;
   /** Where the config came from, to reload it on change or SIGHUP; absent: no reloading. */
   readonly reload?: ReloadSource;
+  /** How long finished spans wait to be exported in a batch (the SDK's 5 s); tests make it short. */
+  readonly traceExportDelayMs?: number;
 }
 
-export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload }: GatewayDeps): Promise<RunningGateway> {
+export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload, traceExportDelayMs }: GatewayDeps): Promise<RunningGateway> {
   const startedAt = new Date();
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
@@ -207,6 +211,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   metrics.countStreams(openStreams);
   metrics.countListens(gateway.listens);
   const drain = new HttpDrain({ isDraining: () => draining });
+  const tracing = await startTracing(config, logger, traceExportDelayMs);
   const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
   const app = createApp({
     access,
@@ -225,6 +230,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
     isDraining: () => draining,
     metrics,
     drain,
+    ...(tracing && { tracing }),
   });
 
   const reloading =
@@ -354,11 +360,28 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         await access.close();
         await serverLimits.close();
         await tokenCache.close();
+        // Last: the spans of everything above are finished and go out in the final batch.
+        await tracing?.shutdown();
         logger.info('switchboard stopped');
       })();
       return closing;
     },
   };
+}
+
+/**
+ * Tracing, when the config or the OTEL_* environment asks for it (observe/tracing/settings.ts);
+ * else undefined, and the OpenTelemetry SDK is not even loaded.
+ */
+async function startTracing(config: Config, logger: Logger, exportDelayMs: number | undefined): Promise<Tracing | undefined> {
+  const { settings, warnings } = resolveTracing(config.telemetry, process.env);
+  for (const warning of warnings) logger.warn(warning);
+  if (!settings) return undefined;
+  // The URL without its query or user part, which could hold a credential; never the headers.
+  const { origin, pathname } = new URL(settings.endpoint);
+  logger.info({ endpoint: `${origin}${pathname}`, protocol: settings.protocol, serviceName: settings.serviceName, sampler: settings.sampler }, 'traces go to an OTLP endpoint');
+  const { createOtelTracing } = await import('./observe/tracing/otel-tracing.js');
+  return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
 }
 
 function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ServerType> {

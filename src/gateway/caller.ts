@@ -4,6 +4,7 @@
 // the caller and never ask which era it is, except where the protocols truly differ (subscriptions
 // and log levels belong to a 2025 session; a 2026 caller is asked for input with `input_required`).
 import type { Principal } from '../auth/principal.js';
+import type { SpanParent } from '../observe/tracing/tracing.js';
 import type { SessionRecord } from '../session/store.js';
 
 export type Era = 'legacy' | 'modern';
@@ -26,9 +27,14 @@ export interface Caller {
   readonly requestId?: string;
   /** The configured endpoint the request came in on; absent: the default one (server.path). */
   readonly endpoint?: string;
+  /**
+   * What the request's spans go under (its HTTP request's span, or the client's own context);
+   * absent: tracing is off. Carried like the request id, never found through an ambient context.
+   */
+  readonly parentSpan?: SpanParent;
 }
 
-export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string): Caller {
+export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string, parentSpan?: SpanParent): Caller {
   // One literal of fixed shape (no conditional spreads): it is made for every 2025 request.
   return {
     era: 'legacy',
@@ -40,5 +46,6 @@ export function sessionCaller(session: SessionRecord, principal: Principal | und
     key: session.id,
     requestId,
     endpoint: session.endpoint,
+    parentSpan,
   };
 }

@@ -2,6 +2,8 @@
 // era (upstream-params.ts), on the shared connection or the caller's own (isolation: session), and,
 // when a 2026 upstream asks a 2025 session for input, the rounds that put its questions to the
 // client (input-rounds.ts). What comes back is the upstream's result, for the handler to shape.
+// With tracing on, each request sent upstream is a span of its own under the method's span
+// (upstream-span.ts), whose context the upstream gets in `_meta`.
 import type { SessionRecord } from '../session/store.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
@@ -16,6 +18,8 @@ import { speaksModern } from './upstream-era.js';
 import { upstreamParams, type UpstreamRetry } from './upstream-params.js';
 import { ServerLimitError, type ServerLimit } from './server-limits.js';
 import type { Release } from '../limits/concurrency-gate.js';
+import type { TraceSpan } from '../observe/tracing/tracing.js';
+import { endUpstreamSpan, failUpstreamSpan, startUpstreamSpan, type UpstreamSpanTarget } from './upstream-span.js';
 
 export interface ForwardingOptions {
   readonly upstreams: { get(name: string): Upstream | undefined };
@@ -37,7 +41,12 @@ export interface ForwardingRequest {
   /** A 2026 retry of an upstream's own input_required: what that upstream gets back. */
   readonly retry: { readonly server: string; readonly answers: UpstreamRetry } | undefined;
   readonly trace: RequestTrace;
+  /** The method's span, under which each upstream request gets its own; absent: tracing is off. */
+  readonly span: TraceSpan | undefined;
 }
+
+/** The params for one upstream, once its era (and, traced, the request's span) is known. */
+type ShapeParams = (modernUpstream: boolean, span: TraceSpan | undefined) => JsonObject;
 
 export class UpstreamForwarding {
   constructor(private readonly options: ForwardingOptions) {}
@@ -52,10 +61,10 @@ export class UpstreamForwarding {
     const release = limit && (await this.#admit(limit, request, server, method, params));
     try {
       trace.credentials ??= this.options.isolated?.has(server) ? this.options.isolated.credentialUse(server) : 'config';
-      const send = this.#sender(caller, request.isolation, server, inFlight, onProgress);
+      const send = this.#sender(caller, request.isolation, server, inFlight, onProgress, request.span);
       const progressMapped = onProgress !== undefined;
       const toUpstream = (answers?: UpstreamRetry) =>
-        send(method, (modernUpstream) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }) }));
+        send(method, params, (modernUpstream, span) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }), ...(span && { span }) }));
       const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
       // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
       // a 2025 session is asked on its own streams, and the upstream retried with the answers.
@@ -94,7 +103,7 @@ export class UpstreamForwarding {
    * Sends one request to `server` for this caller: on the session's own connection for a
    * session-isolated server, else on the shared one (where messages and questions from the
    * upstream are attributed to the caller while the request waits). `params` is computed once the
-   * upstream's era is known.
+   * upstream's era is known (`shape`); `params` as the handler gave them names the span.
    */
   #sender(
     caller: Caller,
@@ -102,31 +111,58 @@ export class UpstreamForwarding {
     server: string,
     inFlight: InFlightRequest,
     onProgress: ((update: ProgressUpdate) => void) | undefined,
-  ): (method: string, params: (modernUpstream: boolean) => JsonObject) => Promise<JsonObject> {
+    parentSpan: TraceSpan | undefined,
+  ): (method: string, params: JsonObject, shape: ShapeParams) => Promise<JsonObject> {
     if (this.options.isolated?.has(server)) {
       const principal = caller.principal;
       const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }) };
       const isolated = this.options.isolated;
       const session = isolation;
       if (!session) throw new Error('a session-isolated server needs an isolation session');
-      return (method, params) =>
-        isolated.request(session, server, method, params(isolated.isModern(session, server)), {
-          ...options,
-          ...(inFlight.related && { related: inFlight.related }),
-        });
+      return (method, params, shape) => {
+        const modern = isolated.isModern(session, server);
+        const send = (span: TraceSpan | undefined) =>
+          isolated.request(session, server, method, shape(modern, span), { ...options, ...(inFlight.related && { related: inFlight.related }) });
+        if (!parentSpan) return send(undefined);
+        return traced(parentSpan, method, params, { server, modern, transport: isolated.transportOf(server), protocolVersion: undefined }, send);
+      };
     }
-    return async (method, params) => {
+    return async (method, params, shape) => {
       const upstream = this.options.upstreams.get(server);
       if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
+      const modern = speaksModern(upstream);
+      const options = { cancel: inFlight, ...(onProgress && { onProgress }) };
       inFlight.servers.add(server);
       try {
-        return await upstream.request(method, params(speaksModern(upstream)), { cancel: inFlight, ...(onProgress && { onProgress }) });
+        if (!parentSpan) return await upstream.request(method, shape(modern, undefined), options);
+        const info = upstream.info;
+        const target = { server, modern, transport: info && (info.transport === 'stdio' ? ('stdio' as const) : ('http' as const)), protocolVersion: info?.protocolVersion };
+        return await traced(parentSpan, method, params, target, (span) => upstream.request(method, shape(modern, span), options));
       } finally {
         inFlight.servers.delete(server);
       }
     };
   }
 
+}
+
+/** One upstream request in a span of its own, whose context `send` hands the upstream. */
+async function traced(
+  parent: TraceSpan,
+  method: string,
+  params: JsonObject,
+  target: UpstreamSpanTarget,
+  send: (span: TraceSpan) => Promise<JsonObject>,
+): Promise<JsonObject> {
+  const span = startUpstreamSpan(parent, method, params, target);
+  try {
+    const result = await send(span);
+    endUpstreamSpan(span, method, result);
+    return result;
+  } catch (error) {
+    failUpstreamSpan(span, error);
+    throw error;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // The Gateway's faces: what it is built from, and what a request to it brings and gets back.
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observe/logger.js';
+import type { SpanParent } from '../observe/tracing/tracing.js';
 import type { Cancellation } from '../protocol/cancellation.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionEvents } from '../session/events.js';
@@ -73,6 +74,8 @@ export interface IncomingRequest {
   readonly related?: RelatedChannel;
   /** The transport's id of the request, for the lines logged about it. */
   readonly requestId?: string;
+  /** What the request's spans go under; absent: tracing is off (Caller.parentSpan). */
+  readonly parentSpan?: SpanParent;
 }
 
 export interface InitializeOutcome {

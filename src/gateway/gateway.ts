@@ -44,6 +44,9 @@ import { SubscriptionCounter } from './subscriptions.js';
 import { noteWithheld } from './tool-gate.js';
 import { UpstreamLogLevels } from './upstream-log-levels.js';
 import { UpstreamMessageRouter } from './upstream-messages.js';
+import { endMethodSpan, startMethodSpan } from './method-span.js';
+import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
+import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
 
 const CANCEL_TOPIC = 'cancel';
@@ -196,12 +199,26 @@ export class Gateway {
 
   /**
    * Starts a session. `sessionId` is for a transport that names the session before initialize
-   * (2024-11-05 HTTP+SSE: the stream comes first); otherwise a fresh id is minted.
+   * (2024-11-05 HTTP+SSE: the stream comes first); otherwise a fresh id is minted. `parentSpan`:
+   * what its span goes under (tracing on).
    */
-  async initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId?: string, endpoint?: string): Promise<InitializeOutcome> {
+  async initialize(request: JsonRpcRequest, principal: Principal | undefined, sessionId?: string, endpoint?: string, parentSpan?: SpanParent): Promise<InitializeOutcome> {
     const started = performance.now();
+    const span =
+      parentSpan &&
+      startMethodSpan(parentSpan, request, {
+        era: 'legacy',
+        protocolVersion: typeof request.params?.protocolVersion === 'string' ? request.params.protocolVersion : undefined,
+        sessionId: undefined,
+        endpoint,
+      });
     const outcome = await this.#initialize(request, principal, sessionId ?? newSessionId(), endpoint);
     const error = 'error' in outcome.response ? outcome.response.error : undefined;
+    if (span) {
+      // The session exists from here on: its (short) id belongs to the span that made it.
+      if (outcome.session) span.setAttributes({ [MCP_SESSION_ID]: outcome.session.id.slice(0, 8) });
+      endMethodSpan(span, request, outcome.response, {}, error === undefined ? 'ok' : 'error');
+    }
     this.#observer.onRequest({
       method: 'initialize',
       outcome: error === undefined ? 'ok' : 'error',
@@ -210,6 +227,7 @@ export class Gateway {
       ...(principal && { principal }),
       ...(error && { errorCode: error.code }),
       ...(endpoint !== undefined && { endpoint }),
+      ...(span && { traceId: span.traceId, spanId: span.spanId }),
     });
     return outcome;
   }
@@ -250,8 +268,8 @@ export class Gateway {
     return this.#access.active;
   }
 
-  async handleRequest({ session, principal, request, related, requestId }: IncomingRequest): Promise<JsonRpcResponse> {
-    const { response } = await this.serve(sessionCaller(session, principal, requestId), request, related ? { related } : {});
+  async handleRequest({ session, principal, request, related, requestId, parentSpan }: IncomingRequest): Promise<JsonRpcResponse> {
+    const { response } = await this.serve(sessionCaller(session, principal, requestId, parentSpan), request, related ? { related } : {});
     return response;
   }
 
@@ -263,14 +281,19 @@ export class Gateway {
   async serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions = {}): Promise<Served> {
     const started = performance.now();
     const trace: RequestTrace = {};
-    const response = await this.#serve(caller, request, options, trace);
+    const span =
+      caller.parentSpan &&
+      startMethodSpan(caller.parentSpan, request, { era: caller.era, protocolVersion: caller.protocolVersion, sessionId: caller.session?.id, endpoint: caller.endpoint });
+    const response = await this.#serve(caller, request, options, trace, span);
     const error = 'error' in response ? response.error : undefined;
+    const outcome = error === undefined ? 'ok' : trace.denied ? 'denied' : 'error';
+    if (span) endMethodSpan(span, request, response, trace, outcome);
     this.#observer.onRequest({
       method: request.method,
       era: caller.era,
       ...(trace.server !== undefined && { server: trace.server }),
       ...(trace.name !== undefined && { name: trace.name }),
-      outcome: error === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
+      outcome,
       ...(trace.reason !== undefined && { reason: trace.reason }),
       durationMs: performance.now() - started,
       sessionId: caller.session?.id ?? '',
@@ -279,12 +302,13 @@ export class Gateway {
       ...(error && { errorCode: error.code }),
       ...(caller.endpoint !== undefined && { endpoint: caller.endpoint }),
       ...(trace.credentials !== undefined && { credentials: trace.credentials }),
+      ...(span && { traceId: span.traceId, spanId: span.spanId }),
     });
     if (trace.storeUnavailable !== undefined) throw trace.storeUnavailable;
     return { response, trace };
   }
 
-  async #serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions, trace: RequestTrace): Promise<JsonRpcResponse> {
+  async #serve(caller: Caller, request: JsonRpcRequest, options: ServeOptions, trace: RequestTrace, span: TraceSpan | undefined): Promise<JsonRpcResponse> {
     // The default endpoint (no name) never is in search mode: one comparison on its path.
     const searchMode = caller.endpoint !== undefined && this.options.searchEndpoints?.has(caller.endpoint) === true;
     const handlers = searchMode ? SEARCH_HANDLERS : HANDLERS;
@@ -311,7 +335,7 @@ export class Gateway {
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
       view = isolation ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
-      const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry });
+      const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry, span });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
     } catch (thrown) {
@@ -323,7 +347,7 @@ export class Gateway {
       }
       const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
       const rpcError = toRpcError(error);
-      if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server);
+      if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server, span);
       const { catalog, routing } = this.options;
       // Only what the endpoint offers can be denied there; the rest of the catalogue does not exist for it.
       // A call_tool call in search mode is judged as the call of the tool it names.
@@ -408,6 +432,7 @@ export class Gateway {
     onProgress,
     view,
     retry,
+    span,
   }: {
     caller: Caller;
     isolation: SessionRecord | undefined;
@@ -416,6 +441,7 @@ export class Gateway {
     onProgress: ((update: ProgressUpdate) => void) | undefined;
     view: CatalogView;
     retry: ServeOptions['retry'];
+    span: TraceSpan | undefined;
   }): HandlerContext {
     const { upstreams, routing, store } = this.options;
     const session = caller.session;
@@ -428,7 +454,7 @@ export class Gateway {
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
       releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: caller.key, server, uri }),
-      forward: (server, method, params) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace }, server, method, params),
+      forward: (server, method, params) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
@@ -453,10 +479,10 @@ export class Gateway {
     );
   }
 
-  #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined): void {
+  #logFailure(caller: Caller, request: JsonRpcRequest, error: unknown, server: string | undefined, span: TraceSpan | undefined): void {
     const message = error instanceof Error ? error.message : String(error);
     this.options.logger.warn(
-      { ...(caller.requestId !== undefined && { requestId: caller.requestId }), ...(caller.session && { session: shortId(caller.session.id) }), era: caller.era, method: request.method, ...(server !== undefined && { server }), err: message },
+      { ...(caller.requestId !== undefined && { requestId: caller.requestId }), ...(span && { traceId: span.traceId, spanId: span.spanId }), ...(caller.session && { session: shortId(caller.session.id) }), era: caller.era, method: request.method, ...(server !== undefined && { server }), err: message },
       'request failed',
     );
   }

@@ -142,6 +142,11 @@ export class IsolatedServers {
     return this.#requestLocal(connection, method, params, options);
   }
 
+  /** How `server` is reached (for its requests' spans). */
+  transportOf(server: string): 'stdio' | 'http' {
+    return this.#server(server).transport;
+  }
+
   /** What a request to `server` presents there, for the audit line. */
   credentialUse(server: string): CredentialUse {
     return this.options.servers().find((candidate) => candidate.name === server)?.credentials?.source.mode ?? 'config';

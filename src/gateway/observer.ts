@@ -29,6 +29,9 @@ export interface RequestEvent {
   readonly endpoint?: string;
   /** What the request presented to its upstream: the config's credentials, or the caller's own and how obtained. */
   readonly credentials?: CredentialUse;
+  /** The trace and span of the request's span, when tracing is on. */
+  readonly traceId?: string;
+  readonly spanId?: string;
 }
 
 export interface NotificationEvent {

@@ -4,12 +4,20 @@
 // more. An MRTR retry's inputResponses and requestState are the gateway's business too (the state
 // is sealed by the gateway); the upstream gets its own back only when it asked for input itself,
 // and a 2026 upstream gets the answers a client volunteered without any state.
+//
+// With tracing on, the upstream request's span is the trace context the upstream continues: its
+// `traceparent` and `tracestate` replace the client's (whose own span is this one's ancestor). With
+// tracing off, a client's trace context passes through untouched like its other `_meta` keys: the
+// gateway is then transparent to tracing, and the upstream still joins the client's trace.
 import type { Caller } from './caller.js';
 import { isJsonObject, type JsonObject } from './json.js';
 
 const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+/** W3C Trace Context in `_meta` (SEP-414; unprefixed by exception, 2026-07-28 basic/index). */
+export const META_TRACEPARENT = 'traceparent';
+export const META_TRACESTATE = 'tracestate';
 
 /** What a 2026 upstream's own input_required asked for, answered: sent back on the retry. */
 export interface UpstreamRetry {
@@ -25,11 +33,13 @@ export interface UpstreamParamsOptions {
   /** The gateway maps progress itself: the client's token stays here. */
   readonly progressMapped: boolean;
   readonly retry?: UpstreamRetry;
+  /** The upstream request's span: its context goes in `_meta`. Absent: tracing is off. */
+  readonly span?: { readonly traceparent: string; readonly tracestate: string | undefined };
 }
 
-export function upstreamParams(params: JsonObject, { caller, modernUpstream, progressMapped, retry }: UpstreamParamsOptions): JsonObject {
-  // The common case, a 2025 call without _meta to a 2025 upstream, allocates nothing.
-  if (!modernUpstream && !retry && params._meta === undefined && params.inputResponses === undefined && params.requestState === undefined) {
+export function upstreamParams(params: JsonObject, { caller, modernUpstream, progressMapped, retry, span }: UpstreamParamsOptions): JsonObject {
+  // The common case, a 2025 call without _meta to a 2025 upstream, untraced, allocates nothing.
+  if (!modernUpstream && !retry && !span && params._meta === undefined && params.inputResponses === undefined && params.requestState === undefined) {
     return params;
   }
   const { _meta: clientMeta, inputResponses: clientResponses, requestState: _state, ...rest } = params;
@@ -40,6 +50,11 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
       if (key === 'progressToken' && progressMapped) continue;
       meta[key] = value;
     }
+  }
+  if (span) {
+    meta[META_TRACEPARENT] = span.traceparent;
+    if (span.tracestate === undefined) delete meta[META_TRACESTATE];
+    else meta[META_TRACESTATE] = span.tracestate;
   }
   if (modernUpstream) {
     meta[META_CLIENT_CAPABILITIES] = caller.clientCapabilities;

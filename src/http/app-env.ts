@@ -1,5 +1,6 @@
 // The per-request values middleware hands to routes.
 import type { Principal } from '../auth/principal.js';
+import type { HttpRequestTrace } from './request-trace.js';
 
 export interface AppEnv {
   Variables: {
@@ -12,5 +13,7 @@ export interface AppEnv {
     responseHeadersWritten: boolean | undefined;
     /** Set by the responder: whether its answer is a stream (SSE) rather than a body. */
     streamed: boolean | undefined;
+    /** The request's span, on an MCP path while tracing is on (middleware/trace-requests.ts). */
+    trace: HttpRequestTrace | undefined;
   };
 }

@@ -14,6 +14,8 @@ import type { HttpDrain } from './drain.js';
 import { bodySize } from './middleware/body-size.js';
 import { observeRequests } from './middleware/observe-requests.js';
 import { requestId } from './middleware/request-id.js';
+import { traceRequests } from './middleware/trace-requests.js';
+import type { Tracing } from '../observe/tracing/tracing.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { legacyMessagePath, registerLegacySseRoutes } from './routes/legacy-sse.js';
 import { registerMcpRoutes } from './routes/mcp.js';
@@ -48,6 +50,8 @@ export interface AppOptions {
   readonly metrics?: GatewayMetrics;
   /** Refuses new sessions and streams while draining, and counts requests in flight (drain.ts). */
   readonly drain?: HttpDrain;
+  /** A span per request to an MCP path (middleware/trace-requests.ts); absent: tracing is off. */
+  readonly tracing?: Tracing;
   isDraining(): boolean;
 }
 
@@ -72,6 +76,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     ...endpoints.map(({ name, path }) => ({ path, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth })),
   ];
   for (const { path, auth } of guarded) {
+    // First on the path, so that a request refused by what follows has its span too.
+    if (options.tracing) app.use(path, traceRequests(options.tracing));
     if (options.drain) app.use(path, options.drain.middleware);
     if (options.access) app.use(path, options.access.origin);
     // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count

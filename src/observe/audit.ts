@@ -26,6 +26,7 @@ export function auditObserver(logger: Pick<Logger, 'info'>, { endpoints = false 
         {
           audit: true,
           ...(event.requestId !== undefined && { requestId: event.requestId }),
+          ...(event.traceId !== undefined && { traceId: event.traceId, spanId: event.spanId }),
           ...(event.principal && { sub: event.principal.sub }),
           ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
           ...(event.era === 'modern' && { era: '2026' }),

@@ -12,6 +12,7 @@ import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
 import { passThroughResult } from './pass-through.js';
 import { errorMessage } from './request-errors.js';
+import { traceHeadersOf } from './trace-headers.js';
 import type { JsonObject, UpstreamNotification, UpstreamRequestOptions } from './types.js';
 
 export interface EraPath {
@@ -46,10 +47,13 @@ export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
  * result too (allowInputRequired; a legacy connection has no such result and ignores it).
  */
 function sendThrough(client: Client, server: string): SendRequest {
-  return async (method, params, { signal, cancel, timeoutMs, onProgress, headers }) => {
+  return async (method, params, { signal, cancel, timeoutMs, onProgress, headers: requestHeaders }) => {
     // The SDK wants an AbortSignal; a caller that cancels through a Cancellation gets one made here.
     const linked = !signal && cancel ? linkedSignal(cancel) : undefined;
     const aborts = signal ?? linked?.signal;
+    // The trace context in `_meta` goes out as headers too (trace-headers.ts); stdio ignores them.
+    const trace = traceHeadersOf(params);
+    const headers = trace ? { ...requestHeaders, ...trace } : requestHeaders;
     try {
       return (await client.request({ method, ...(params && { params }) }, passThroughResult, {
         timeout: timeoutMs,

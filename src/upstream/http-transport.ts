@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { SdkError, SdkErrorCode, SdkHttpError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { deliverJson, headerValue, lowerCased, mediaType, readEventStream, type MessageSink } from './http-body.js';
 import { ListenStream } from './http-listen-stream.js';
+import { traceHeadersOf } from './trace-headers.js';
 
 export interface LeanHttpOptions {
   readonly url: URL;
@@ -85,6 +86,8 @@ export class LeanHttpTransport implements Transport {
     const initialize = isRequest(message, 'initialize');
     const headers = this.#headersFor(POST_ACCEPT, !initialize);
     headers['content-type'] = 'application/json';
+    const trace = 'params' in message ? traceHeadersOf(message.params) : undefined;
+    if (trace) Object.assign(headers, trace);
     const { statusCode, headers: answer, body } = await request(this.#url, { method: 'POST', headers, body: JSON.stringify(message) });
     if (statusCode < 200 || statusCode >= 300) {
       this.#onRefused?.(statusCode, headerValue(answer['www-authenticate']) || undefined);

@@ -29,6 +29,8 @@ export interface TestGatewayOptions {
   readonly reloadable?: boolean;
   /** With reloadable: false reloads only when asked (the admin API), not on a file change or SIGHUP. */
   readonly watchConfig?: boolean;
+  /** How long finished spans wait before they are exported (the SDK's 5 s by default). */
+  readonly traceExportDelayMs?: number;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     logger,
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+    ...(options.traceExportDelayMs !== undefined && { traceExportDelayMs: options.traceExportDelayMs }),
     ...(configFile !== undefined && {
       reload: { file: configFile, load: () => loadConfig(configFile, {}), ...(options.watchConfig === false && { watch: false }) },
     }),

@@ -37,7 +37,8 @@ export type FixtureName =
   | 'conformance-2026-server'
   | 'modern-server'
   | 'shifting-server'
-  | 'tally-server';
+  | 'tally-server'
+  | 'trace-echo-server';
 /** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 

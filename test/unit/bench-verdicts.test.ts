@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { summariseProfiles } from '../../bench/cpu-profile.js';
 import type { Comparison } from '../../bench/figures.js';
 import type { PhaseResult } from '../../bench/load.js';
+import { parseOptions } from '../../bench/options.js';
+import { tracingLines } from '../../bench/report.js';
 import { verdicts } from '../../bench/verdicts.js';
 
 /** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
@@ -44,6 +46,20 @@ describe('the bench verdicts', () => {
     const verdict = byWhat.get('gw-http-2025 vs http-direct: throughput at 50 in flight')!;
     expect(verdict.value).toBe('n/a');
     expect(verdict.pass).toBeUndefined();
+  });
+});
+
+describe('the tracing overhead lines', () => {
+  it('compare the traced gateway with the same gateway untraced, scenario by scenario', () => {
+    const plain = { ...result(600, 8, 100), cpuMs: { front: 120 } };
+    const traced = { ...result(500, 9, 100), cpuMs: { front: 150 } };
+    const lines = tracingLines([comparison('echo', '50 concurrent', { 'gw-stdio-2025': plain, 'gw-stdio-2025-traced': traced }), comparison('echo', 'sequential', { 'gw-stdio-2025': plain })]);
+    expect(lines).toEqual(['tracing on vs off, echo light 50 concurrent: front CPU/call 0.20 -> 0.30 ms (+50.0%), calls/s -16.7%, p50 8.00 -> 9.00 ms']);
+  });
+
+  it('leave the traced target out of a run that does not name it', () => {
+    expect(parseOptions([], 'x.json').targets).not.toContain('gw-stdio-2025-traced');
+    expect(parseOptions(['--target', 'gw-stdio-2025,gw-stdio-2025-traced'], 'x.json').targets).toEqual(['gw-stdio-2025', 'gw-stdio-2025-traced']);
   });
 });
 

@@ -8,6 +8,7 @@ import type { Principal } from '../../auth/principal.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { Caller } from '../caller.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
+import type { SpanParent } from '../../observe/tracing/tracing.js';
 import { RpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
 import { inputRequestsOf, isInputRequired } from '../input-rounds.js';
@@ -45,6 +46,8 @@ export interface ModernRequestOptions {
   readonly requestId?: string;
   /** The configured endpoint the request came in on; absent: the default one. */
   readonly endpoint?: string;
+  /** What the request's spans go under; absent: tracing is off. */
+  readonly parentSpan?: SpanParent;
 }
 
 export interface ModernFrontOptions {
@@ -76,7 +79,8 @@ export class ModernFront {
   async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
     const read = this.caller(request, principal, options.endpoint);
     if ('response' in read) return read;
-    const caller = options.requestId === undefined ? read : { ...read, requestId: options.requestId };
+    const { requestId, parentSpan } = options;
+    const caller = requestId === undefined && parentSpan === undefined ? read : { ...read, requestId, parentSpan };
     if (REMOVED_METHODS.has(request.method)) {
       return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
     }

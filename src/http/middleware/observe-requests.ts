@@ -1,6 +1,7 @@
 // What each HTTP request leaves behind: one access log line (request id, short session id, method,
-// path, status, duration; never headers or the query string; its level below) and the
-// switchboard_http_requests_total counter. Runs right after the request id middleware.
+// path, status, duration, with tracing on its trace and span; never headers or the query string;
+// its level below) and the switchboard_http_requests_total counter. Runs right after the request
+// id middleware.
 //
 // The request id reaches the other lines about a request (audit, failures) explicitly, through the
 // gateway's Caller, not through AsyncLocalStorage: on Node 20 that turns on a promise hook for
@@ -71,9 +72,11 @@ export function observeRequests({
     const streamed = isStreamedAnswer(c);
     const level = accessLevel(route, method, status, streamed);
     if (!logger.isLevelEnabled(level)) return;
+    const span = c.get('trace')?.span;
     logger[level](
       {
         requestId,
+        ...(span && { traceId: span.traceId, spanId: span.spanId }),
         ...(session !== undefined && { session }),
         method,
         path: path.length > MAX_LOGGED_PATH_CHARS ? `${path.slice(0, MAX_LOGGED_PATH_CHARS)}…` : path,

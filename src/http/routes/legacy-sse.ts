@@ -27,6 +27,7 @@ import type { OpenStreams } from '../sse/open-streams.js';
 import { QueuedReply } from '../sse/queued-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
 import { TransportCode, transportError } from '../transport-errors.js';
+import { metaTraceContext } from '../../gateway/trace-meta.js';
 
 export interface LegacySseRouteOptions {
   readonly ssePath: string;
@@ -124,7 +125,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       const { message } = classified;
       const answer = session
         ? Promise.resolve(errorResponse(message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: the session is already initialized' }))
-        : gateway.initialize(message, principal, sessionId).then((outcome) => outcome.response);
+        : gateway.initialize(message, principal, sessionId, undefined, c.get('trace')?.parentFor(metaTraceContext(message.params))).then((outcome) => outcome.response);
       later(answer.then((response) => events.enqueue([sessionId], response as unknown as EventMessage)), 'answer initialize');
       return accepted(c);
     }
@@ -135,7 +136,14 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
         const reply = new QueuedReply(session.id, events, logger);
         later(
           gateway
-            .handleRequest({ session, principal, request: classified.message, related: reply.related, requestId: c.get('requestId') })
+            .handleRequest({
+              session,
+              principal,
+              request: classified.message,
+              related: reply.related,
+              requestId: c.get('requestId'),
+              parentSpan: c.get('trace')?.parentFor(metaTraceContext(classified.message.params)),
+            })
             .then((response) => reply.finish(response)),
           'answer a request',
         );

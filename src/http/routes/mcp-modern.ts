@@ -9,6 +9,7 @@ import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
 import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
+import { metaTraceContext } from '../../gateway/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { AppEnv } from '../app-env.js';
@@ -54,17 +55,25 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
   if (!('id' in message)) return c.body(null, 202);
 
   const principal = c.get('principal');
+  // With tracing on: the request's span continues the header's trace, or the envelope's (request-trace.ts).
+  const trace = c.get('trace');
+  const parentSpan = trace?.parentFor(metaTraceContext(message.params));
   if (message.method === 'subscriptions/listen') return openListen(c, message, options);
 
   const reply = new ModernReply(options.respond(c));
+  const release = trace?.hold();
   void options.front
-    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId'), endpoint: options.endpoint })
+    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId'), endpoint: options.endpoint, parentSpan })
     .then(
-      (answer) => reply.finish(answer.response, statusOf(answer)),
+      (answer) => {
+        reply.finish(answer.response, statusOf(answer));
+        release?.();
+      },
       (error: unknown) => {
         if (isStoreUnavailable(error)) return reply.unavailable(message.id);
         options.logger.error({ err: error instanceof Error ? error.message : String(error), method: message.method }, 'a 2026 request failed');
         reply.finish({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Internal error' } });
+        release?.();
       },
     );
   return reply.response;

@@ -24,6 +24,7 @@ import { responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
+import { metaTraceContext } from '../../gateway/trace-meta.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
 import { isModernMessage, serveModern, type ModernRouteOptions } from './mcp-modern.js';
 
@@ -87,8 +88,11 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if ((classified.kind === 'request' || classified.kind === 'notification') && isModernMessage(classified.message, c.req.header(PROTOCOL_VERSION_HEADER))) {
       return serveModern(c, classified.message, modernRoute);
     }
+    // With tracing on: what the message's span goes under (request-trace.ts).
+    const trace = c.get('trace');
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
-      const outcome = await gateway.initialize(classified.message, c.get('principal'), undefined, endpoint);
+      const parentSpan = trace?.parentFor(metaTraceContext(classified.message.params));
+      const outcome = await gateway.initialize(classified.message, c.get('principal'), undefined, endpoint, parentSpan);
       if (outcome.session) c.header('Mcp-Session-Id', outcome.session.id);
       return c.json(outcome.response);
     }
@@ -104,12 +108,16 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         respond: responder(c),
         logger,
       });
+      const parentSpan = trace?.parentFor(metaTraceContext(classified.message.params));
+      // A streamed answer's span ends with its response, not with the stream's first bytes.
+      const release = trace?.hold();
       void gateway
-        .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related, requestId: c.get('requestId') })
+        .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related, requestId: c.get('requestId'), parentSpan })
         .then(
           (response) => reply.finish(response),
           (error: unknown) => reply.fail(classified.message.id, error),
-        );
+        )
+        .finally(() => release?.());
       return reply.response;
     }
     const response = await dispatch(c, session, classified);
@@ -156,7 +164,13 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
         if (classified.message.method === 'initialize') {
           return errorResponse(classified.message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: initialize cannot be batched or repeated in a session' });
         }
-        return gateway.handleRequest({ session, principal: c.get('principal'), request: classified.message, requestId: c.get('requestId') });
+        return gateway.handleRequest({
+          session,
+          principal: c.get('principal'),
+          request: classified.message,
+          requestId: c.get('requestId'),
+          parentSpan: c.get('trace')?.parentFor(metaTraceContext(classified.message.params)),
+        });
       case 'notification':
         await gateway.handleNotification(session, classified.message);
         return undefined;
