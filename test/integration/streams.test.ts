@@ -179,7 +179,9 @@ describe.each(['memory', 'redis', 'two replicas'] as const)('streams and notific
       const seen: { stream: 'first' | 'second'; id: string }[] = [];
       const collect = async (connection: typeof first, stream: 'first' | 'second') => {
         for (;;) {
-          const event = await connection.next(1_000).catch(() => undefined);
+          // Until the stream has had nothing for a while (a loaded machine may take over a second
+          // to fan a change out); a duplicate arriving meanwhile would be seen.
+          const event = await connection.next(3_000).catch(() => undefined);
           if (!event) return;
           if (event.message?.method === 'notifications/tools/list_changed') seen.push({ stream, id: event.id ?? '' });
         }
