@@ -111,17 +111,7 @@ export interface AdminActionEvent {
 }
 
 /** A request to the admin listener refused for want of a token or of the admin scope, or from a foreign page. */
-export interface AdminRefusalEvent {
-  readonly outcome: 'unauthenticated' | 'denied';
-  readonly reason: string;
-  readonly detail?: string;
-  readonly status: number;
-  readonly httpMethod: string;
-  readonly path: string;
-  readonly sub?: string;
-  readonly client: string;
-  readonly requestId?: string;
-}
+export type AdminRefusalEvent = Omit<RefusalEvent, 'sessionId'>;
 
 /** Lines with `"event": "admin"`: one per action (restart, reload, drain) and per refused request. */
 export function auditAdmin(logger: Pick<Logger, 'info'>): { action(event: AdminActionEvent): void; refusal(event: AdminRefusalEvent): void } {
