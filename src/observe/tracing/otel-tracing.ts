@@ -4,7 +4,7 @@
 // explicit parent context (trace.setSpan / setSpanContext on ROOT_CONTEXT), so nothing in the
 // process is hooked to find the current span.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
-import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ExportResultCode, hrTime, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -79,7 +79,10 @@ class OtelTracing implements Tracing {
       {
         kind: KINDS[kind],
         attributes,
-        ...(startTime !== undefined && { startTime }),
+        // Every time as an absolute HrTime from one clock (the time origin plus performance.now()):
+        // given numbers, the SDK anchors each span to Date.now() in whole milliseconds on its own,
+        // and a child could then seem to end up to a millisecond after its parent.
+        startTime: hrTime(startTime ?? performance.now()),
         ...(links !== undefined && { links: links.map((link) => ({ context: contextOf(link) })) }),
       },
       parent === undefined ? ROOT_CONTEXT : parentContext(parent),
@@ -152,9 +155,9 @@ class OtelSpan implements TraceSpan {
       this.span.setAttribute('error.type', errorType);
       this.span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    // A performance.now() reading, as the start was: given a start time, the SDK would otherwise
-    // take the end from Date.now(), whole milliseconds, and a sub-millisecond span would lose its length.
-    this.span.end(performance.now());
+    // On the start's clock (startSpan): given a start time, the SDK would otherwise take the end
+    // from Date.now(), whole milliseconds, and a sub-millisecond span would lose its length.
+    this.span.end(hrTime(performance.now()));
   }
 }
 
