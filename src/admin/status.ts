@@ -2,6 +2,7 @@
 // sessions, each configured server (state, era, transport, restarts, last error, what it lists, its
 // pins, its recent traffic). Strings that come from upstreams (errors, server info) are data here;
 // whoever renders them escapes them.
+import { withTimeout } from '../observe/with-timeout.js';
 import { hostname } from 'node:os';
 import { isStdioUpstream, type UpstreamConfig } from '../config/schema.js';
 import { serverSlug } from '../config/server-names.js';
@@ -173,13 +174,4 @@ function countsByServer(view: CatalogView): Map<string, UpstreamCounts> {
   for (const { server } of view.resources) of(server).resources += 1;
   for (const { server } of view.resourceTemplates) of(server).resourceTemplates += 1;
   return counts;
-}
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

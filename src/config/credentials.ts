@@ -3,6 +3,7 @@
 // isolation, auth, the session store) is checked by credentialProblems, which the schema reports.
 import { z } from 'zod';
 import type { PathProblem } from './key-path.js';
+import { lenientNumber } from './lenient.js';
 
 const TOKEN_TYPE_ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
 // An HTTP field name (RFC 9110 token) and a POSIX environment variable name.
@@ -10,7 +11,6 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const SECRET_PLACEHOLDER = '{secret}';
 
-const seconds = (schema: z.ZodNumber) => z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value), schema);
 
 const tokenExchange = z
   .object({
@@ -28,7 +28,7 @@ const tokenExchange = z
     resource: z.url({ error: 'must be a URL' }).optional(),
     scopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]),
     requestedTokenType: z.string().min(1).default(TOKEN_TYPE_ACCESS),
-    timeoutMs: seconds(z.number().int().positive().max(120_000)).default(10_000),
+    timeoutMs: lenientNumber(z.number().int().positive().max(120_000)).default(10_000),
   })
   .strict()
   .superRefine((exchange, ctx) => {

@@ -1,10 +1,8 @@
 // The operator's window (config `telemetry` and `admin`): traces to the tracing system a team
 // already runs, and a listener of its own for the status page and the admin API.
 import { z } from 'zod';
+import { lenientBoolean, lenientNumber } from './lenient.js';
 
-const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : value), schema);
-const lenientBoolean = () => z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean());
 
 // OpenTelemetry traces. The standard OTEL_* variables apply (OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_HEADERS,

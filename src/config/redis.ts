@@ -3,15 +3,15 @@
 // failover; without, options for the `sessions.redisUrl` connection (TLS files, ACL user, db).
 // Redis Cluster is refused here with the reason (the gateway's scripts span hash slots).
 import { z } from 'zod';
+import { lenientBoolean, lenientNumber } from './lenient.js';
 
-const NUMERIC = /^\d+$/;
 /** An empty string (from `${VAR:-}`) means "not set". */
 const optionalSecret = z
   .string()
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
-const port = z.preprocess((value) => (typeof value === 'string' && NUMERIC.test(value) ? Number(value) : value), z.number().int().min(1).max(65_535));
+const port = lenientNumber(z.number().int().min(1).max(65_535));
 
 // "host:port", "[::1]:26379", or {host, port}.
 const sentinelAddress = z.union([
@@ -28,7 +28,7 @@ const sentinelAddress = z.union([
 ], { error: 'must be "host:port" (an IPv6 address in brackets) or {host, port}' });
 
 const tls = z.union([
-  z.preprocess((value) => (value === 'true' ? true : value === 'false' ? false : value), z.boolean()),
+  lenientBoolean(),
   z
     .object({
       caFile: z.string().min(1).optional(),
@@ -57,7 +57,7 @@ export const redisSection = z
     password: optionalSecret,
     sentinelUsername: optionalSecret,
     sentinelPassword: optionalSecret,
-    db: z.preprocess((value) => (typeof value === 'string' && NUMERIC.test(value) ? Number(value) : value), z.number().int().min(0).max(15)).optional(),
+    db: lenientNumber(z.number().int().min(0).max(15)).optional(),
     tls: tls.optional(),
     sentinelTls: tls.optional(),
   })

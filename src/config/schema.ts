@@ -4,6 +4,7 @@
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
 import { credentialProblems, credentialsSection } from './credentials.js';
+import { lenientBoolean, lenientNumber } from './lenient.js';
 import { adminSection, telemetrySection } from './operations.js';
 import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
@@ -16,24 +17,9 @@ import { TOOL_NAME, toolRenameProblems } from './tool-renames.js';
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
 // server.allowedOrigins entries (src/http/origin-patterns.ts says what they match).
 const ORIGIN_PATTERN = /^(\*|https?:\/\/(\*\.)?([^/:*?#@\s]+|\[[0-9A-Fa-f:.]+\])(:(\d{1,5}|\*))?\/?)$/;
-const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 /** pinning.lockFile for a config that is not read from a file (a file's own default is named after it). */
 export const DEFAULT_LOCK_FILE = 'switchboard.lock.yaml';
 
-// Numbers and booleans may arrive as strings: `port: "${PORT}"` is the only way to interpolate a
-// number in JSON, and in YAML the user should not have to know whether a quoted scalar is a string.
-// Only clean literals convert ("8080", "true"), and only where the schema wants a number or a
-// boolean, so a header value such as "2" stays a string. Anything else fails as the wrong type.
-function numberFromString(value: unknown): unknown {
-  return typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : value;
-}
-function booleanFromString(value: unknown): unknown {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return value;
-}
-const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess(numberFromString, schema);
-const lenientBoolean = () => z.preprocess(booleanFromString, z.boolean());
 
 const stringMap = z.record(z.string(), z.string());
 

@@ -60,8 +60,10 @@ export class UpstreamForwarding {
     const limit = this.options.limits?.of(server);
     const release = limit && (await this.#admit(limit, request, server, method, params));
     try {
-      trace.credentials ??= this.options.isolated?.has(server) ? this.options.isolated.credentialUse(server) : 'config';
-      const send = this.#sender(caller, request.isolation, server, inFlight, onProgress, request.span);
+      // One lookup decides both where the request goes and what it presents there (the audit line's credentialMode).
+      const isolatedServer = this.options.isolated?.find(server);
+      trace.credentials ??= isolatedServer?.credentials?.source.mode ?? 'config';
+      const send = this.#sender(caller, isolatedServer !== undefined, request.isolation, server, inFlight, onProgress, request.span);
       const progressMapped = onProgress !== undefined;
       const toUpstream = (answers?: UpstreamRetry) =>
         send(method, params, (modernUpstream, span) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }), ...(span && { span }) }));
@@ -107,16 +109,17 @@ export class UpstreamForwarding {
    */
   #sender(
     caller: Caller,
+    sessionIsolated: boolean,
     isolation: SessionRecord | undefined,
     server: string,
     inFlight: InFlightRequest,
     onProgress: ((update: ProgressUpdate) => void) | undefined,
     parentSpan: TraceSpan | undefined,
   ): (method: string, params: JsonObject, shape: ShapeParams) => Promise<JsonObject> {
-    if (this.options.isolated?.has(server)) {
+    const isolated = this.options.isolated;
+    if (sessionIsolated && isolated) {
       const principal = caller.principal;
       const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }) };
-      const isolated = this.options.isolated;
       const session = isolation;
       if (!session) throw new Error('a session-isolated server needs an isolation session');
       return (method, params, shape) => {

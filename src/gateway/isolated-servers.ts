@@ -13,10 +13,12 @@ import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
+import { waitUntilReady } from '../upstream/until-ready.js';
 import type { SessionUpstreamFactory } from '../upstream/session-upstreams.js';
 import type { Upstream, UpstreamNotification } from '../upstream/types.js';
 import type { ServerLists } from './catalog-view.js';
-import { ConnectionCredential, isMissingCredential, type CredentialUse, type ServerCredentials } from './caller-credentials.js';
+import { ConnectionCredential, type ServerCredentials } from './caller-credentials.js';
+import { UnlistedServers } from './unlisted-servers.js';
 import { toRpcError } from './errors.js';
 import { speaksModern } from './upstream-era.js';
 import { isJsonObject, type JsonObject } from './json.js';
@@ -53,8 +55,6 @@ interface LocalConnection {
 }
 
 const OWNER_PREFIX = 'replica:';
-/** Callers' reasons kept for explainUnlisted; past this many, the oldest go all at once. */
-const MAX_UNLISTED = 10_000;
 const READY_TIMEOUT_MS = 30_000;
 const Topic = {
   invalidate: 'iso-invalidate',
@@ -73,14 +73,9 @@ export interface IsolationOptions {
 export class IsolatedServers {
   readonly #local = new Map<string, Map<string, LocalConnection>>();
   readonly #remoteLists = new Map<string, Promise<ServerLists>>();
-  /**
-   * Per server: the lists its last session connection here got, shown to a caller who has no
-   * credential for it when whenMissing is "error" (listed, and answered with what is missing).
-   */
-  readonly #lastLists = new Map<string, Promise<ServerLists>>();
   readonly #opening = new Map<string, Promise<LocalConnection>>();
-  /** Per session and server with per-user credentials: why the caller's lists could not be had. */
-  readonly #unlisted = new Map<string, Error>();
+  /** What callers who could not list a server with per-user credentials see of it, and why. */
+  readonly #unlisted: UnlistedServers;
   /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
   readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
@@ -96,6 +91,7 @@ export class IsolatedServers {
       readonly logger: Logger;
     },
   ) {
+    this.#unlisted = new UnlistedServers(options.logger);
     this.#forwarding = new OwnerForwarding(options.bus, {
       owns: (session, server) => ownerOf(session, server) === options.bus.replicaId,
       serve: async (session, server, method, params, requestOptions) =>
@@ -125,8 +121,9 @@ export class IsolatedServers {
     return this.options.servers().length > 0;
   }
 
-  has(server: string): boolean {
-    return this.options.servers().some((candidate) => candidate.name === server);
+  /** The server, when it is session-isolated in the config in force. */
+  find(server: string): IsolatedServer | undefined {
+    return this.options.servers().find((candidate) => candidate.name === server);
   }
 
   /** Sends a request to the session's own connection to `server`, wherever it lives. */
@@ -145,11 +142,6 @@ export class IsolatedServers {
   /** How `server` is reached (for its requests' spans). */
   transportOf(server: string): 'stdio' | 'http' {
     return this.#server(server).transport;
-  }
-
-  /** What a request to `server` presents there, for the audit line. */
-  credentialUse(server: string): CredentialUse {
-    return this.options.servers().find((candidate) => candidate.name === server)?.credentials?.source.mode ?? 'config';
   }
 
   /**
@@ -171,17 +163,14 @@ export class IsolatedServers {
   async lists(session: SessionRecord, principal?: Principal): Promise<ServerLists[]> {
     const all = await Promise.all(
       this.options.servers().map(async (server) => {
-        const key = listsKey(session.id, server.name);
         try {
           const lists = await this.#listsOf(session, server, principal);
-          this.#unlisted.delete(key);
+          this.#unlisted.listed(session.id, server.name);
           return lists;
         } catch (error) {
-          if (!server.credentials) {
-            this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
-            return undefined;
-          }
-          return this.#unlistedForCaller(key, server, error);
+          if (server.credentials) return this.#unlisted.failed(session.id, server, error);
+          this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
+          return undefined;
         }
       }),
     );
@@ -189,31 +178,11 @@ export class IsolatedServers {
   }
 
   /**
-   * A caller's lists of a server with per-user credentials could not be had. Without a credential
-   * of their own and whenMissing: hide, the server is not there for them. Otherwise (listed with
-   * the error, an identity provider or upstream that is down, an upstream that refused the
-   * credential) they see its last lists here, and a call gets the reason (explainUnlisted).
-   */
-  async #unlistedForCaller(key: string, server: IsolatedServer, error: unknown): Promise<ServerLists | undefined> {
-    if (isMissingCredential(error) && server.credentials?.whenMissing === 'hide') return undefined;
-    if (!isMissingCredential(error)) this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list an upstream for a caller');
-    if (this.#unlisted.size >= MAX_UNLISTED) this.#unlisted.clear();
-    this.#unlisted.set(key, error instanceof Error ? error : new Error(String(error)));
-    return this.#lastLists.get(server.name)?.catch(() => undefined);
-  }
-
-  /**
-   * Why a tool or prompt the caller named is not in their view, when its prefix is that of a
-   * server with per-user credentials they could not list: the reason instead of "unknown". Not
-   * for what `allows` (policy) hides from them: that stays unknown.
+   * Why a tool or prompt the caller named is not in their view, when they could not list the
+   * server with per-user credentials whose prefix it has (unlisted-servers.ts).
    */
   explainUnlisted(sessionId: string, name: string, separator: string, allows: (server: string, name: string) => boolean): Error | undefined {
-    for (const server of this.options.servers()) {
-      if (!server.credentials || server.prefix === '' || !name.startsWith(`${server.prefix}${separator}`)) continue;
-      const why = this.#unlisted.get(listsKey(sessionId, server.name));
-      if (why && allows(server.name, name.slice(server.prefix.length + separator.length))) return why;
-    }
-    return undefined;
+    return this.#unlisted.explain(sessionId, name, separator, this.options.servers(), allows);
   }
 
   /** A client notification for its own upstreams (roots/list_changed), wherever they run. */
@@ -236,7 +205,7 @@ export class IsolatedServers {
   }
 
   #server(name: string): IsolatedServer {
-    const server = this.options.servers().find((candidate) => candidate.name === name);
+    const server = this.find(name);
     if (!server) throw new UpstreamUnavailableError(name, 'it is not configured');
     return server;
   }
@@ -251,7 +220,7 @@ export class IsolatedServers {
         const signal = new AbortController().signal;
         const lists = this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal, ...(principal && { principal }) }));
         connection.lists = lists;
-        if (server.credentials) this.#lastLists.set(server.name, lists);
+        if (server.credentials) this.#unlisted.fetched(server.name, lists);
         // A failed fetch is not remembered: the next request tries again.
         lists.catch(() => {
           if (connection.lists === lists) delete connection.lists;
@@ -457,27 +426,4 @@ function ownerOf(session: SessionRecord, server: string): string | undefined {
 
 function listsKey(sessionId: string, server: string): string {
   return `${sessionId}\u0000${server}`;
-}
-
-function waitUntilReady(upstream: Upstream, timeoutMs: number): Promise<void> {
-  if (upstream.state === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new UpstreamUnavailableError(upstream.name, upstream.status().lastError ?? 'it did not start in time'));
-    }, timeoutMs);
-    const off = upstream.onStateChange((state) => {
-      if (state === 'ready') {
-        clearTimeout(timer);
-        off();
-        resolve();
-      } else if (state === 'failed') {
-        // A session's own process that cannot start is an error for this request, not a wait.
-        clearTimeout(timer);
-        off();
-        // (An HTTP upstream that refused the caller's credential says so: a challenge, not an outage.)
-        reject(upstream.unavailability() ?? new UpstreamUnavailableError(upstream.name, 'it could not start'));
-      }
-    });
-  });
 }

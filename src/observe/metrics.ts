@@ -8,6 +8,7 @@
 // requests the gateway answers itself (merged lists, ping, unknown tools and methods); `route` is
 // one of the gateway's routes or "other"; `mcp_endpoint` (only when config `endpoints` is set) is a
 // configured endpoint's name or "default". Never arguments, tokens, session ids or URIs.
+import { withTimeout } from './with-timeout.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
@@ -404,13 +405,4 @@ function cachedRefresh(maxAgeMs: number, refresh: () => Promise<void>): () => Pr
     });
     return running;
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

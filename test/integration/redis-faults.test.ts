@@ -3,6 +3,7 @@
 // meanwhile is 2xx or 503 with Retry-After (never a 500, never a hang); what they saw must match
 // what reached the upstream (a 2xx call exactly once, a 503 call never). With an append-only
 // file every session survives; without one, sessions are gone (404) and a new initialize works.
+import { skipWithout } from '../support/required-tools.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeAnswers, doneOtherThanOnce, FaultTraffic, tally } from '../support/fault-traffic.js';
@@ -17,7 +18,7 @@ const CLIENTS = 4;
 const BOUND_MS = 3_000;
 const RECOVERY = { timeout: 15_000, interval: 100 };
 
-describe.skipIf(!hasRedisServer())('the gateway while its Redis restarts', () => {
+describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('the gateway while its Redis restarts', () => {
   const started: { redis?: KillableRedis; gateway?: TestGateway }[] = [];
 
   afterEach(async () => {
@@ -99,7 +100,7 @@ describe.skipIf(!hasRedisServer())('the gateway while its Redis restarts', () =>
   });
 });
 
-describe.skipIf(!hasRedisServer())('requests that need the store while it is down', () => {
+describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('requests that need the store while it is down', () => {
   let redis: KillableRedis;
   let gateway: TestGateway;
   let sessionId: string;
@@ -175,7 +176,7 @@ describe.skipIf(!hasRedisServer())('requests that need the store while it is dow
   });
 });
 
-describe.skipIf(!hasRedisServer())('Redis Cluster', () => {
+describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('Redis Cluster', () => {
   it('is refused at start, saying why and what to use instead', async () => {
     const redis = await startKillableRedis({ args: ['--cluster-enabled', 'yes'] });
     try {

@@ -3,6 +3,7 @@
 // every ~20 ms; the sentinels promote the replica; within seconds both gateways serve again, and
 // the sessions made before the kill continue there. Meanwhile clients see 2xx or 503 with
 // Retry-After, and what they saw matches what reached the upstreams.
+import { skipWithout } from '../support/required-tools.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeAnswers, doneOtherThanOnce, FaultTraffic, tally } from '../support/fault-traffic.js';
@@ -19,7 +20,7 @@ const FAILOVER = { timeout: 20_000, interval: 100 };
 const FOLLOW_WITHIN_MS = 5_000;
 const BOUND_MS = 3_000;
 
-describe.skipIf(!hasRedisServer() || !hasRedisSentinel())('two gateway replicas on Redis Sentinel', () => {
+describe.skipIf(skipWithout(hasRedisServer() && hasRedisSentinel(), 'redis-server and redis-sentinel'))('two gateway replicas on Redis Sentinel', () => {
   let group: SentinelGroup;
   const gateways: TestGateway[] = [];
 

@@ -2,6 +2,7 @@
 // source, as the other tests do, rather than from dist/) with Redis and server-everything, every
 // kind of work done without an error, and samples of every series taken. Nothing here judges
 // flatness: a few seconds say nothing about it (soak-verdict.test.ts checks the rule).
+import { skipWithout } from '../support/required-tools.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { hasRedisServer } from '../support/killable-redis.js';
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-describe.skipIf(!hasRedisServer())('the soak', () => {
+describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('the soak', () => {
   it('runs every kind of work against the gateway and samples memory, handles, children and Redis', async () => {
     const lines: string[] = [];
     const result = await runSoak({ durationMs: 6_000, sampleMs: 1_000, paceMs: 5, logLevel: 'warn', cli: CLI, nodeArgs: ['--import', TSX_LOADER], progress: (line) => lines.push(line) });

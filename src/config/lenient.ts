@@ -1,0 +1,20 @@
+// Numbers and booleans may arrive as strings: `port: "${PORT}"` is the only way to interpolate a
+// number in JSON, and in YAML the user should not have to know whether a quoted scalar is a string.
+// Only clean literals convert ("8080", "true"), and only where the schema wants a number or a
+// boolean, so a header value such as "2" stays a string. Anything else fails as the wrong type.
+import { z } from 'zod';
+
+const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+function numberFromString(value: unknown): unknown {
+  return typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : value;
+}
+
+function booleanFromString(value: unknown): unknown {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}
+
+export const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess(numberFromString, schema);
+export const lenientBoolean = () => z.preprocess(booleanFromString, z.boolean());
