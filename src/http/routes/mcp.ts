@@ -111,13 +111,14 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
       const parentSpan = trace?.parentFor(metaTraceContext(classified.message.params));
       // A streamed answer's span ends with its response, not with the stream's first bytes.
       const release = trace?.hold();
-      void gateway
+      const answered = gateway
         .handleRequest({ session, principal: c.get('principal'), request: classified.message, related: reply.related, requestId: c.get('requestId'), parentSpan })
         .then(
           (response) => reply.finish(response),
           (error: unknown) => reply.fail(classified.message.id, error),
-        )
-        .finally(() => release?.());
+        );
+      // Only traced requests pay for the extra promise.
+      if (release) void answered.finally(release);
       return reply.response;
     }
     const response = await dispatch(c, session, classified);
