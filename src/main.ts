@@ -1,7 +1,8 @@
 // The composition root: config -> session store, upstreams, catalogue, gateway -> HTTP server ->
 // drain on close. Everything is built here and handed down; nothing below reaches for globals.
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { isStdioUpstream, type Config } from './config/schema.js';
 import { serverSlug } from './config/server-names.js';
 import { Catalog } from './gateway/catalog.js';
@@ -14,7 +15,7 @@ import type { IsolatedServer } from './gateway/isolated-servers.js';
 import type { Routing } from './gateway/routing.js';
 import { toolOverridesFrom } from './gateway/tool-overrides.js';
 import { createAccessControl } from './http/access-control.js';
-import { createApp } from './http/app.js';
+import { createHttpFront } from './http/app.js';
 import { createQuotaLimiter } from './limits/create-limiter.js';
 import { HttpDrain } from './http/drain.js';
 import { OpenStreams } from './http/sse/open-streams.js';
@@ -213,7 +214,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const drain = new HttpDrain({ isDraining: () => draining });
   const tracing = await startTracing(config, logger, traceExportDelayMs);
   const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
-  const app = createApp({
+  const front = createHttpFront({
     access,
     events,
     openStreams,
@@ -286,11 +287,12 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       gateway.listens.endAll();
     },
   };
-  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: app }) : undefined;
+  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: front.app }) : undefined;
 
-  let server: ServerType;
+  let server: Server;
   try {
-    server = await listen(admin?.onServerPort ?? app.fetch, config.server.host, config.server.port);
+    const hono = getRequestListener(admin?.onServerPort ?? front.app.fetch, { hostname: config.server.host });
+    server = await listen(front.listener(hono), config.server.host, config.server.port);
   } catch (error) {
     reloading?.close();
     throw error;
@@ -384,15 +386,16 @@ async function startTracing(config: Config, logger: Logger, exportDelayMs: numbe
   return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
 }
 
-function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string, port: number): Promise<ServerType> {
+function listen(listener: RequestListener, hostname: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    const server = createServer(listener);
     server.once('error', reject);
+    server.listen(port, hostname, () => resolve(server));
   });
 }
 
 /** Stops accepting, lets in-flight requests finish for up to graceMs, then drops what is left. */
-function closeServer(server: ServerType, graceMs: number): Promise<void> {
+function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => {
       if ('closeAllConnections' in server) server.closeAllConnections();

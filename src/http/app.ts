@@ -1,4 +1,7 @@
-// The HTTP face of the gateway: middleware in the order design.md gives, then the routes.
+// The HTTP face of the gateway: the node:http message front for POSTs to the MCP paths (the hot
+// path, front/message-front.ts), and the Hono app for everything else: middleware in the order
+// design.md gives, then the routes. Both run the same access-control checks (request-head.ts).
+import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import type { Gateway } from '../gateway/gateway.js';
 import type { ModernFront } from '../gateway/modern/front.js';
@@ -12,7 +15,9 @@ import type { AccessControl } from './access-control.js';
 import type { AppEnv } from './app-env.js';
 import type { HttpDrain } from './drain.js';
 import { bodySize } from './middleware/body-size.js';
-import { observeRequests } from './middleware/observe-requests.js';
+import { observeRequests, RequestRecorder } from './middleware/observe-requests.js';
+import { messageFront, type MessagePath } from './front/message-front.js';
+import { McpPost } from './front/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
@@ -55,22 +60,67 @@ export interface AppOptions {
   isDraining(): boolean;
 }
 
-export function createApp(options: AppOptions): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/** How often an idle stream (a GET stream, a 2026 listen) gets a comment, so proxies keep it open. */
+const KEEP_ALIVE_MS = 25_000;
+
+export interface HttpFront {
+  /** Everything but the POSTs to MCP paths. */
+  readonly app: Hono<AppEnv>;
+  /** The server's listener: the POSTs to MCP paths, and `next` (the app, or what wraps it) for the rest. */
+  listener(next: RequestListener): RequestListener;
+}
+
+export function createHttpFront(options: AppOptions): HttpFront {
   // The legacy transport's two paths sit behind the same middleware as the MCP endpoint.
   const legacyPaths = options.ssePath ? [options.ssePath, legacyMessagePath(options.ssePath)] : [];
+  const endpoints = options.endpoints ?? [];
+  const recorder = new RequestRecorder({
+    logger: options.logger,
+    mcpPath: options.mcpPath,
+    legacyPaths,
+    endpointPaths: endpoints.map((endpoint) => endpoint.path),
+    ...(options.metrics && { metrics: options.metrics }),
+  });
+  const app = createApp(options, recorder, legacyPaths);
+  const paths = new Map<string, MessagePath>([
+    [options.mcpPath, { endpoint: undefined, auth: options.access?.auth }],
+    ...endpoints.map(({ name, path }): [string, MessagePath] => [path, { endpoint: name, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth }]),
+  ]);
+  const post = new McpPost({
+    gateway: options.gateway,
+    modern: options.modern,
+    store: options.store,
+    events: options.events,
+    openStreams: options.openStreams,
+    logger: options.logger,
+    maxBodyBytes: options.maxBodyBytes,
+    keepAliveMs: KEEP_ALIVE_MS,
+  });
+  return {
+    app,
+    listener: (next) =>
+      messageFront(
+        {
+          paths,
+          post,
+          recorder,
+          maxBodyBytes: options.maxBodyBytes,
+          logger: options.logger,
+          ...(options.access && { origin: options.access.originCheck }),
+          ...(options.access?.rateLimitCheck && { rateLimit: options.access.rateLimitCheck }),
+          ...(options.drain && { drain: options.drain }),
+          ...(options.tracing && { tracing: options.tracing }),
+        },
+        next,
+      ),
+  };
+}
+
+function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: readonly string[]): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.use('*', requestId());
   const endpoints = options.endpoints ?? [];
-  app.use(
-    '*',
-    observeRequests({
-      logger: options.logger,
-      mcpPath: options.mcpPath,
-      legacyPaths,
-      endpointPaths: endpoints.map((endpoint) => endpoint.path),
-      ...(options.metrics && { metrics: options.metrics }),
-    }),
-  );
+  app.use('*', observeRequests(recorder));
   const guarded = [
     ...[options.mcpPath, ...legacyPaths].map((path) => ({ path, auth: options.access?.auth })),
     ...endpoints.map(({ name, path }) => ({ path, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth })),
@@ -95,12 +145,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   for (const endpoint of options.access?.endpoints?.values() ?? []) registerWellKnownRoutes(app, endpoint.wellKnown);
   const mcpRoute = {
     gateway: options.gateway,
-    modern: options.modern,
     store: options.store,
     events: options.events,
     openStreams: options.openStreams,
     logger: options.logger,
-    maxBodyBytes: options.maxBodyBytes,
+    keepAliveMs: KEEP_ALIVE_MS,
   };
   registerMcpRoutes(app, { ...mcpRoute, path: options.mcpPath });
   // The same routes over the same gateway at each endpoint's path: a view, not a second gateway.

@@ -9,21 +9,7 @@ import type { Cancellation } from '../protocol/cancellation.js';
 
 export function clientGone(c: Context): Cancellation {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing) {
-    return {
-      onCancel(listener) {
-        if (outgoing.destroyed && !outgoing.writableFinished) {
-          listener();
-          return () => {};
-        }
-        const onClose = () => {
-          if (!outgoing.writableFinished) listener();
-        };
-        outgoing.once('close', onClose);
-        return () => outgoing.off('close', onClose);
-      },
-    };
-  }
+  if (outgoing) return responseGone(outgoing);
   // Without a Node response (app.request() in tests), the web request's signal says the same.
   const signal = c.req.raw.signal;
   return {
@@ -34,6 +20,23 @@ export function clientGone(c: Context): Cancellation {
       }
       signal.addEventListener('abort', listener, { once: true });
       return () => signal.removeEventListener('abort', listener);
+    },
+  };
+}
+
+/** The client closed the connection before `outgoing` ended (either front). */
+export function responseGone(outgoing: ServerResponse): Cancellation {
+  return {
+    onCancel(listener) {
+      if (outgoing.destroyed && !outgoing.writableFinished) {
+        listener();
+        return () => {};
+      }
+      const onClose = () => {
+        if (!outgoing.writableFinished) listener();
+      };
+      outgoing.once('close', onClose);
+      return () => outgoing.off('close', onClose);
     },
   };
 }

@@ -12,7 +12,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { isStreamedAnswer } from './response-headers.js';
-import { TransportCode, transportError } from './transport-errors.js';
+import { refuseWithHono, type Refusal } from './request-head.js';
+import { TransportCode } from './transport-errors.js';
 
 export interface HttpDrainOptions {
   isDraining(): boolean;
@@ -25,13 +26,19 @@ export class HttpDrain {
   #inFlight = 0;
   readonly #idleWaiters = new Set<() => void>();
   readonly #standaloneStreams = new Set<() => void>();
+  readonly #isDraining: () => boolean;
+  readonly #newSessions: Refusal;
 
   constructor({ isDraining, retryAfterSeconds = 1 }: HttpDrainOptions) {
-    const refuse = (c: Context<AppEnv>, what: string): Response =>
-      transportError(c, 503, TransportCode.BadRequest, `Service Unavailable: the gateway is shutting down and takes no ${what}; retry (another replica will answer)`, {
-        'Retry-After': String(retryAfterSeconds),
-        Connection: 'close',
-      });
+    const refusal = (what: string): Refusal => ({
+      status: 503,
+      code: TransportCode.BadRequest,
+      message: `Service Unavailable: the gateway is shutting down and takes no ${what}; retry (another replica will answer)`,
+      headers: { 'Retry-After': String(retryAfterSeconds), Connection: 'close' },
+    });
+    const refuse = (c: Context<AppEnv>, what: string): Response => refuseWithHono(c, refusal(what));
+    this.#isDraining = isDraining;
+    this.#newSessions = refusal('new sessions');
 
     this.middleware = async (c, next) => {
       const method = c.req.method;
@@ -60,6 +67,23 @@ export class HttpDrain {
       }
       if (body) c.res = new Response(trackBody(body, () => this.#finishOne()).stream, c.res);
     };
+  }
+
+  /**
+   * For the node:http message front (front/message-front.ts), which does what the middleware does:
+   * the refusal of a POST that would start a session while draining, else undefined.
+   */
+  refusesPost(hasSession: boolean): Refusal | undefined {
+    return !hasSession && this.#isDraining() ? this.#newSessions : undefined;
+  }
+
+  /** A request (or an SSE answer) is being served; `leave` once it is done. */
+  enter(): void {
+    this.#inFlight += 1;
+  }
+
+  leave(): void {
+    this.#finishOne();
   }
 
   /** Requests being served (SSE answers until their stream ends). */

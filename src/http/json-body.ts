@@ -16,9 +16,14 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 export async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<ParsedBody> {
   const body = await readBodyWithin(c, maxBytes);
   if (!body.ok) return { ok: false, tooLarge: true, reason: 'the body is too large' };
+  return parseJsonBody(body.bytes);
+}
+
+/** One body, already read within the limit, as JSON: for either front. */
+export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   let text: string;
   try {
-    text = utf8.decode(body.bytes);
+    text = utf8.decode(bytes);
   } catch {
     return { ok: false, reason: 'the body is not valid UTF-8' };
   }

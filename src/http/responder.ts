@@ -8,7 +8,11 @@ import type { Context } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { takeResponseHeaders } from './response-headers.js';
 
-export type Responder = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => Response;
+/**
+ * Makes an answer from a body or an SSE stream. Hono's routes get a Response to return; the
+ * node:http message front (front/) writes the answer at once and gets nothing back.
+ */
+export type Responder<R = Response> = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => R;
 
 export function responder(c: Context<AppEnv>): Responder {
   return (body, status, headers) => {

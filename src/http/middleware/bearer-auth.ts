@@ -9,7 +9,8 @@ import type { Principal } from '../../auth/principal.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { KeysUnavailableError, TokenRejectedError, type TokenVerifier } from '../../auth/token-verifier.js';
 import type { AppEnv } from '../app-env.js';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
+import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface BearerAuthOptions {
@@ -23,9 +24,15 @@ export interface BearerAuthOptions {
 export interface BearerAuth {
   readonly authenticate: MiddlewareHandler<AppEnv>;
   readonly enforce: MiddlewareHandler<AppEnv>;
+  /** The same two steps for either front: the Authorization header's principal, or why not. */
+  check(header: string | undefined): Promise<AuthOutcome>;
+  /** The refusal (401, 403 or 503) for what check could not accept, reported to the audit trail. */
+  refusal(problem: Problem, head: RequestHead): Refusal;
 }
 
-type Problem =
+export type AuthOutcome = { readonly principal: Principal } | { readonly problem: Problem };
+
+export type Problem =
   | { readonly kind: 'missing' }
   | { readonly kind: 'malformed' }
   | { readonly kind: 'invalid'; readonly detail: string }
@@ -49,7 +56,7 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
     await next();
   };
 
-  async function check(header: string | undefined): Promise<{ principal: Principal } | { problem: Problem }> {
+  async function check(header: string | undefined): Promise<AuthOutcome> {
     if (header === undefined || header.trim() === '') return { problem: { kind: 'missing' } };
     const match = header.length <= MAX_HEADER_LENGTH ? BEARER.exec(header) : null;
     if (!match?.[1]) return { problem: { kind: 'malformed' } };
@@ -67,52 +74,58 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
   const enforce: MiddlewareHandler<AppEnv> = async function bearerEnforce(c, next) {
     const problem = problems.get(c.req.raw);
     if (problem === undefined) return next();
-    switch (problem.kind) {
-      case 'missing':
-        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'missing-token', status: 401 }));
-        return transportError(c, 401, TransportCode.BadRequest, 'Unauthorized: this endpoint needs a bearer token', {
-          ...unreadBodyHeaders(c),
-          'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes }),
-        });
-      case 'malformed':
-        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'invalid-token', detail: 'not a Bearer token', status: 401 }));
-        return transportError(c, 401, TransportCode.BadRequest, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
-          ...unreadBodyHeaders(c),
-          'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_request' }),
-        });
-      case 'invalid':
-        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'invalid-token', detail: problem.detail, status: 401 }));
-        return transportError(c, 401, TransportCode.BadRequest, `Unauthorized: ${problem.detail}`, {
-          ...unreadBodyHeaders(c),
-          'WWW-Authenticate': bearerChallenge({
-            resourceMetadata,
-            scope: requiredScopes,
-            error: 'invalid_token',
-            errorDescription: problem.detail,
-          }),
-        });
-      case 'unavailable':
-        report(onRefused, () => refusalEvent(c, { outcome: 'unauthenticated', reason: 'keys-unavailable', status: 503 }));
-        return transportError(c, 503, TransportCode.BadRequest, 'Service Unavailable: tokens cannot be verified right now', {
-          ...unreadBodyHeaders(c),
-          'Retry-After': '5',
-        });
-      case 'scope': {
-        const detail = `the token lacks the scope ${problem.missing.join(', ')}`;
-        report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'insufficient-scope', detail, sub: problem.sub, status: 403 }));
-        return transportError(c, 403, TransportCode.BadRequest, `Forbidden: ${detail}`, {
-          ...unreadBodyHeaders(c),
-          'WWW-Authenticate': bearerChallenge({
-            resourceMetadata,
-            // The scopes that satisfy the request: the required ones (the client keeps what it has).
-            scope: requiredScopes,
-            error: 'insufficient_scope',
-            errorDescription: detail,
-          }),
-        });
-      }
-    }
+    return refuseWithHono(c, refusal(problem, honoHead(c)));
   };
 
-  return { authenticate, enforce };
+  function refusal(problem: Problem, head: RequestHead): Refusal {
+    const unread = unreadBodyHeaders(head);
+    switch (problem.kind) {
+      case 'missing':
+        report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'missing-token', status: 401 }));
+        return {
+          status: 401,
+          code: TransportCode.BadRequest,
+          message: 'Unauthorized: this endpoint needs a bearer token',
+          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes }) },
+        };
+      case 'malformed':
+        report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: 'not a Bearer token', status: 401 }));
+        return {
+          status: 401,
+          code: TransportCode.BadRequest,
+          message: 'Unauthorized: the Authorization header must be "Bearer <token>"',
+          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_request' }) },
+        };
+      case 'invalid':
+        report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: problem.detail, status: 401 }));
+        return {
+          status: 401,
+          code: TransportCode.BadRequest,
+          message: `Unauthorized: ${problem.detail}`,
+          headers: {
+            ...unread,
+            'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_token', errorDescription: problem.detail }),
+          },
+        };
+      case 'unavailable':
+        report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'keys-unavailable', status: 503 }));
+        return { status: 503, code: TransportCode.BadRequest, message: 'Service Unavailable: tokens cannot be verified right now', headers: { ...unread, 'Retry-After': '5' } };
+      case 'scope': {
+        const detail = `the token lacks the scope ${problem.missing.join(', ')}`;
+        report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'insufficient-scope', detail, sub: problem.sub, status: 403 }));
+        return {
+          status: 403,
+          code: TransportCode.BadRequest,
+          message: `Forbidden: ${detail}`,
+          headers: {
+            ...unread,
+            // The scopes that satisfy the request: the required ones (the client keeps what it has).
+            'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'insufficient_scope', errorDescription: detail }),
+          },
+        };
+      }
+    }
+  }
+
+  return { authenticate, enforce, check, refusal };
 }

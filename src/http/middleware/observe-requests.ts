@@ -34,46 +34,45 @@ const MAX_LOGGED_PATH_CHARS = 200;
 /** The same eight characters gateway.ts logs (shortId), never the whole id, which is a credential. */
 const SHORT_SESSION_CHARS = 8;
 
-export function observeRequests({
-  logger,
-  mcpPath,
-  legacyPaths = [],
-  endpointPaths = [],
-  metrics,
-  routes = ['/healthz', '/readyz', '/metrics'],
-}: ObserveRequestsOptions): MiddlewareHandler<AppEnv> {
-  const mcpRoutes = new Set([mcpPath, ...legacyPaths, ...endpointPaths]);
-  const legacy = new Set(legacyPaths);
-  const known = new Set([...mcpRoutes, ...routes]);
-  /**
-   * info for what an operator reads the access log for: refusals and errors, streams, DELETEs, the
-   * well-known metadata. debug for what says nothing new: probes and scrapes, and a POST answered
-   * 2xx with plain JSON, whose call has its audit line (a new session its "session initialized"
-   * line) and is counted in the metrics. Two info lines per tool call cost ~15% of the gateway's
-   * CPU per call (`npm run bench -- --log-level warn` against the default).
-   */
-  const accessLevel = (route: string, method: string, status: number, streamed: boolean): 'info' | 'debug' => {
-    if (route === WELL_KNOWN_ROUTE) return 'info';
-    if (!mcpRoutes.has(route)) return 'debug';
-    return method === 'POST' && status < 300 && !streamed ? 'debug' : 'info';
-  };
-  return async function observeRequestsMiddleware(c, next) {
-    const started = performance.now();
-    const requestId = c.get('requestId');
-    const path = c.req.path;
-    const sessionId = c.req.header('mcp-session-id') ?? (legacy.has(path) ? c.req.query('sessionId') : undefined);
-    const session = isWellFormedSessionId(sessionId) ? sessionId.slice(0, SHORT_SESSION_CHARS) : undefined;
-    await next();
+/** What one request left behind, for its access line and counter. */
+export interface ObservedRequest {
+  readonly requestId: string | undefined;
+  readonly path: string;
+  readonly method: string;
+  readonly status: number;
+  /** An SSE answer, whose line is written at its first byte. */
+  readonly streamed: boolean;
+  /** The Mcp-Session-Id (or legacy `sessionId`) the request named, if any; logged shortened. */
+  readonly sessionId: string | undefined;
+  /** performance.now() when the request came in. */
+  readonly startedAt: number;
+  readonly span: { readonly traceId: string; readonly spanId: string } | undefined;
+}
 
-    const route = known.has(path) ? path : path.startsWith(WELL_KNOWN_PREFIX) ? WELL_KNOWN_ROUTE : OTHER;
-    const method = HTTP_METHODS.has(c.req.method) ? c.req.method : OTHER;
-    const status = c.res.status;
-    metrics?.countHttpRequest(route, method, status);
-    const streamed = isStreamedAnswer(c);
-    const level = accessLevel(route, method, status, streamed);
-    if (!logger.isLevelEnabled(level)) return;
-    const span = c.get('trace')?.span;
-    logger[level](
+/** The access line and the counter, for either front (the Hono middleware below, front/message-front.ts). */
+export class RequestRecorder {
+  readonly #logger: Logger;
+  readonly #metrics: ObserveRequestsOptions['metrics'];
+  readonly #mcpRoutes: ReadonlySet<string>;
+  readonly #known: ReadonlySet<string>;
+  readonly legacy: ReadonlySet<string>;
+
+  constructor({ logger, mcpPath, legacyPaths = [], endpointPaths = [], metrics, routes = ['/healthz', '/readyz', '/metrics'] }: ObserveRequestsOptions) {
+    this.#logger = logger;
+    this.#metrics = metrics;
+    this.#mcpRoutes = new Set([mcpPath, ...legacyPaths, ...endpointPaths]);
+    this.legacy = new Set(legacyPaths);
+    this.#known = new Set([...this.#mcpRoutes, ...routes]);
+  }
+
+  record({ requestId, path, method: httpMethod, status, streamed, sessionId, startedAt, span }: ObservedRequest): void {
+    const route = this.#known.has(path) ? path : path.startsWith(WELL_KNOWN_PREFIX) ? WELL_KNOWN_ROUTE : OTHER;
+    const method = HTTP_METHODS.has(httpMethod) ? httpMethod : OTHER;
+    this.#metrics?.countHttpRequest(route, method, status);
+    const level = this.#accessLevel(route, method, status, streamed);
+    if (!this.#logger.isLevelEnabled(level)) return;
+    const session = isWellFormedSessionId(sessionId) ? sessionId.slice(0, SHORT_SESSION_CHARS) : undefined;
+    this.#logger[level](
       {
         requestId,
         ...(span && { traceId: span.traceId, spanId: span.spanId }),
@@ -82,10 +81,42 @@ export function observeRequests({
         path: path.length > MAX_LOGGED_PATH_CHARS ? `${path.slice(0, MAX_LOGGED_PATH_CHARS)}…` : path,
         status,
         // For a stream, the time to its first byte: the stream itself may stay open for hours.
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         ...(streamed && { stream: true }),
       },
       'http request',
     );
+  }
+
+  /**
+   * info for what an operator reads the access log for: refusals and errors, streams, DELETEs, the
+   * well-known metadata. debug for what says nothing new: probes and scrapes, and a POST answered
+   * 2xx with plain JSON, whose call has its audit line (a new session its "session initialized"
+   * line) and is counted in the metrics. Two info lines per tool call cost ~15% of the gateway's
+   * CPU per call (`npm run bench -- --log-level warn` against the default).
+   */
+  #accessLevel(route: string, method: string, status: number, streamed: boolean): 'info' | 'debug' {
+    if (route === WELL_KNOWN_ROUTE) return 'info';
+    if (!this.#mcpRoutes.has(route)) return 'debug';
+    return method === 'POST' && status < 300 && !streamed ? 'debug' : 'info';
+  }
+}
+
+export function observeRequests(recorder: RequestRecorder): MiddlewareHandler<AppEnv> {
+  return async function observeRequestsMiddleware(c, next) {
+    const startedAt = performance.now();
+    const path = c.req.path;
+    const sessionId = c.req.header('mcp-session-id') ?? (recorder.legacy.has(path) ? c.req.query('sessionId') : undefined);
+    await next();
+    recorder.record({
+      requestId: c.get('requestId'),
+      path,
+      method: c.req.method,
+      status: c.res.status,
+      streamed: isStreamedAnswer(c),
+      sessionId,
+      startedAt,
+      span: c.get('trace')?.span,
+    });
   };
 }

@@ -3,11 +3,13 @@
 // gateway listens on loopback only, a Host header that names something else is refused too, since
 // that is what a rebinding page's requests carry. Allowed browser origins get CORS headers, and
 // their preflight (OPTIONS) is answered here, before authentication: preflights carry no token.
+// The rule is originCheck, for either front (request-head.ts); originGuard is its Hono middleware.
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env.js';
 import { compileOriginPatterns, isLoopbackHost } from '../origin-patterns.js';
+import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
 import { addResponseHeader, applyResponseHeaders, takeResponseHeaders } from '../response-headers.js';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface OriginGuardOptions {
@@ -18,32 +20,44 @@ export interface OriginGuardOptions {
   readonly onRefused?: RefusalListener;
 }
 
+/** Refused, or allowed with the CORS headers its answer carries (none for a request without Origin). */
+export type OriginVerdict = { readonly refusal: Refusal } | { readonly refusal?: undefined; readonly cors: Readonly<Record<string, string>> | undefined };
+
+export type OriginCheck = (head: RequestHead) => OriginVerdict;
+
 const ALLOW_METHODS = 'GET, POST, DELETE';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
 const EXPOSE_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After';
+const NO_ORIGIN: OriginVerdict = Object.freeze({ cors: undefined });
 
-export function originGuard({ allowedOrigins, allowedHosts, onRefused }: OriginGuardOptions = {}): MiddlewareHandler<AppEnv> {
+export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginGuardOptions = {}): OriginCheck {
   const originAllowed = compileOriginPatterns(allowedOrigins);
   const extraHosts = new Set((allowedHosts ?? []).map((host) => host.toLowerCase()));
-
-  return async function originGuardMiddleware(c, next) {
+  return (head) => {
     if (allowedHosts !== undefined) {
-      const host = hostnameOf(c.req.header('host'));
+      const host = hostnameOf(head.header('host'));
       if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
-        report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
-        return transportError(c, 403, TransportCode.BadRequest, 'Forbidden: this gateway answers to its loopback address only', unreadBodyHeaders(c));
+        report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
+        return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: this gateway answers to its loopback address only', headers: unreadBodyHeaders(head) } };
       }
     }
-
-    const origin = c.req.header('origin');
-    if (origin === undefined) return next();
+    const origin = head.header('origin');
+    if (origin === undefined) return NO_ORIGIN;
     if (!originAllowed(origin)) {
-      report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'origin', detail: origin.slice(0, 200), status: 403 }));
-      return transportError(c, 403, TransportCode.BadRequest, 'Forbidden: the Origin is not allowed', unreadBodyHeaders(c));
+      report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'origin', detail: origin.slice(0, 200), status: 403 }));
+      return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: the Origin is not allowed', headers: unreadBodyHeaders(head) } };
     }
-    addResponseHeader(c, 'Vary', 'Origin');
-    addResponseHeader(c, 'Access-Control-Allow-Origin', origin);
-    addResponseHeader(c, 'Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    return { cors: { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS } };
+  };
+}
+
+export function originGuard(options: OriginGuardOptions = {}): MiddlewareHandler<AppEnv> {
+  const check = originCheck(options);
+  return async function originGuardMiddleware(c, next) {
+    const verdict = check(honoHead(c));
+    if (verdict.refusal) return refuseWithHono(c, verdict.refusal);
+    if (!verdict.cors) return next();
+    for (const [name, value] of Object.entries(verdict.cors)) addResponseHeader(c, name, value);
     if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
       return c.body(null, 204, {
         ...takeResponseHeaders(c),

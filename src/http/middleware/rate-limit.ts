@@ -1,11 +1,12 @@
 // 429 with Retry-After once a principal (or, without a valid token, the client address) has used
 // up its requests. Runs after bearer authentication so it can count by principal, and before the
 // 401 so that unauthenticated requests count too (the contract counts every request).
+// rateLimitCheck is the rule for either front (request-head.ts); rateLimit its Hono middleware.
 import type { MiddlewareHandler } from 'hono';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { AppEnv } from '../app-env.js';
-import { clientAddress } from '../client-address.js';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
+import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface RateLimitMiddlewareOptions {
@@ -13,17 +14,29 @@ export interface RateLimitMiddlewareOptions {
   readonly onRefused?: RefusalListener;
 }
 
-export function rateLimit({ limiter, onRefused }: RateLimitMiddlewareOptions): MiddlewareHandler<AppEnv> {
-  return async function rateLimitMiddleware(c, next) {
-    const sub = c.get('principal')?.sub;
+/** Counts the request; resolves to the refusal once the key is over its limit, else undefined. */
+export type RateLimitCheck = (head: RequestHead, sub: string | undefined) => Promise<Refusal | undefined>;
+
+export function rateLimitCheck({ limiter, onRefused }: RateLimitMiddlewareOptions): RateLimitCheck {
+  return async (head, sub) => {
     // Distinct prefixes: a token's subject can never collide with an address.
-    const key = sub !== undefined ? `sub:${sub}` : `addr:${clientAddress(c)}`;
+    const key = sub !== undefined ? `sub:${sub}` : `addr:${head.clientAddress()}`;
     const decision = await limiter.hit(key);
-    if (decision.allowed) return next();
-    report(onRefused, () => refusalEvent(c, { outcome: 'denied', reason: 'rate-limit', status: 429, ...(sub !== undefined && { sub }) }));
-    return transportError(c, 429, TransportCode.BadRequest, `Too Many Requests: retry in ${decision.retryAfterSeconds} s`, {
-      ...unreadBodyHeaders(c),
-      'Retry-After': String(decision.retryAfterSeconds),
-    });
+    if (decision.allowed) return undefined;
+    report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'rate-limit', status: 429, ...(sub !== undefined && { sub }) }));
+    return {
+      status: 429,
+      code: TransportCode.BadRequest,
+      message: `Too Many Requests: retry in ${decision.retryAfterSeconds} s`,
+      headers: { ...unreadBodyHeaders(head), 'Retry-After': String(decision.retryAfterSeconds) },
+    };
+  };
+}
+
+export function rateLimit(options: RateLimitMiddlewareOptions): MiddlewareHandler<AppEnv> {
+  const check = rateLimitCheck(options);
+  return async function rateLimitMiddleware(c, next) {
+    const refusal = await check(honoHead(c), c.get('principal')?.sub);
+    return refusal ? refuseWithHono(c, refusal) : next();
   };
 }

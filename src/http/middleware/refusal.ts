@@ -1,8 +1,6 @@
-// What the access-control middleware reports when it refuses a request at the HTTP level: the audit
+// What the access-control checks report when they refuse a request at the HTTP level: the audit
 // trail writes one line per refusal (src/observe/audit.ts).
-import type { Context } from 'hono';
-import type { AppEnv } from '../app-env.js';
-import { clientAddress } from '../client-address.js';
+import type { RequestHead } from '../request-head.js';
 
 export interface RefusalEvent {
   readonly outcome: 'unauthenticated' | 'denied';
@@ -24,16 +22,16 @@ export interface RefusalEvent {
 export type RefusalListener = (event: RefusalEvent) => void;
 
 export function refusalEvent(
-  c: Context<AppEnv>,
+  head: RequestHead,
   fields: Pick<RefusalEvent, 'outcome' | 'reason' | 'status'> & { detail?: string; sub?: string },
 ): RefusalEvent {
-  const sessionId = c.req.header('mcp-session-id');
-  const requestId = c.get('requestId') as string | undefined;
+  const sessionId = head.header('mcp-session-id');
+  const { requestId } = head;
   return {
     ...fields,
-    httpMethod: c.req.method,
-    path: c.req.path,
-    client: clientAddress(c),
+    httpMethod: head.method,
+    path: head.path,
+    client: head.clientAddress(),
     ...(sessionId !== undefined && sessionId !== '' && { sessionId }),
     ...(requestId !== undefined && { requestId }),
   };
@@ -49,12 +47,14 @@ export function report(listener: RefusalListener | undefined, event: () => Refus
   }
 }
 
+const CLOSE: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * Headers for a refusal sent before the request body was read: `Connection: close`, so that the
  * client does not send its next request on a socket the server will drop once the unread rest of
  * this body has been discarded (or not, when it is large or slow).
  */
-export function unreadBodyHeaders(c: Context): Record<string, string> {
-  const raw = c.req.raw;
-  return raw.body !== null && !raw.bodyUsed ? { Connection: 'close' } : {};
+export function unreadBodyHeaders(head: RequestHead): Readonly<Record<string, string>> {
+  return head.bodyUnread() ? CLOSE : NONE;
 }

@@ -7,11 +7,16 @@ import type { AppEnv } from '../app-env.js';
 import { addResponseHeader, applyResponseHeaders } from '../response-headers.js';
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-export function requestId({ header = 'X-Request-Id' }: { header?: string } = {}): MiddlewareHandler<AppEnv> {
+/** The client's id when it is one we can log safely, else a fresh one (either front). */
+export function requestIdFrom(incoming: string | undefined): string {
+  return incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function requestId({ header = REQUEST_ID_HEADER }: { header?: string } = {}): MiddlewareHandler<AppEnv> {
   return async function requestIdMiddleware(c, next) {
-    const incoming = c.req.header(header);
-    const id = incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdFrom(c.req.header(header));
     c.set('requestId', id);
     addResponseHeader(c, header, id);
     await next();

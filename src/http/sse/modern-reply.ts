@@ -8,21 +8,19 @@ import { storeUnavailable } from '../transport-errors.js';
 import { SseStream } from './sse-stream.js';
 
 export class ModernReply {
-  readonly response: Promise<Response>;
   readonly related: RelatedChannel;
-  #respond: (response: Response) => void = () => {};
-  #stream: SseStream | undefined;
+  #stream: SseStream<void> | undefined;
   #finished = false;
 
-  constructor(private readonly respond: Responder) {
-    this.response = new Promise((resolve) => (this.#respond = resolve));
+  /** `respond` writes the HTTP answer (front/node-exchange.ts). */
+  constructor(private readonly respond: Responder<void>) {
     this.related = { send: (message) => this.#send(message) };
   }
 
   finish(response: JsonRpcResponse, status: 200 | 400 | 404 = 200): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.#respond(this.respond(JSON.stringify(response), status, JSON_HEADERS));
+      this.respond(JSON.stringify(response), status, JSON_HEADERS);
       return;
     }
     // Headers went out with the first event: the status is 200 whatever the outcome.
@@ -37,15 +35,12 @@ export class ModernReply {
       return;
     }
     this.#finished = true;
-    this.#respond(this.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers));
+    this.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers);
   }
 
   #send(message: JsonRpcNotification | JsonRpcRequest): void {
     if (this.#finished) return;
-    if (!this.#stream) {
-      this.#stream = new SseStream(this.respond);
-      this.#respond(this.#stream.response);
-    }
+    this.#stream ??= new SseStream(this.respond);
     this.#stream.send(undefined, JSON.stringify(message));
   }
 }

@@ -3,9 +3,9 @@
 import type { SseStream } from './sse-stream.js';
 
 export class OpenStreams {
-  readonly #bySession = new Map<string, Set<SseStream>>();
+  readonly #bySession = new Map<string, Set<SseStream<unknown>>>();
 
-  add(sessionId: string, stream: SseStream): void {
+  add(sessionId: string, stream: SseStream<unknown>): void {
     let streams = this.#bySession.get(sessionId);
     if (!streams) {
       streams = new Set();

@@ -21,22 +21,19 @@ export interface PostReplyOptions {
   readonly openStreams: OpenStreams;
   /** Whether to start streams with a priming event (clients of 2025-11-25 and later). */
   readonly prime: boolean;
-  /** Makes the HTTP response (responder.ts). */
-  readonly respond: Responder;
+  /** Writes the HTTP answer (front/node-exchange.ts). */
+  readonly respond: Responder<void>;
   readonly logger: Logger;
 }
 
 export class PostReply {
-  readonly response: Promise<Response>;
   readonly related: RelatedChannel;
-  #respond: (response: Response) => void = () => {};
-  #stream: { id: string; sse: SseStream } | undefined;
+  #stream: { id: string; sse: SseStream<void> } | undefined;
   #finished = false;
   /** Appends and writes happen in order, one after another. */
   #chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PostReplyOptions) {
-    this.response = new Promise((resolve) => (this.#respond = resolve));
     this.related = { send: (message) => this.#sendRelated(message) };
   }
 
@@ -44,7 +41,7 @@ export class PostReply {
   finish(response: JsonRpcResponse): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.#respond(this.options.respond(JSON.stringify(response), 200, JSON_HEADERS));
+      this.options.respond(JSON.stringify(response), 200, JSON_HEADERS);
       return;
     }
     const { sse } = this.#stream;
@@ -66,11 +63,8 @@ export class PostReply {
       return;
     }
     this.#finished = true;
-    this.#respond(
-      unavailable
-        ? this.options.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers)
-        : this.options.respond(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } }), 500, JSON_HEADERS),
-    );
+    if (unavailable) this.options.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers);
+    else this.options.respond(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } }), 500, JSON_HEADERS);
   }
 
   #sendRelated(message: JsonRpcNotification | JsonRpcRequest): void {
@@ -86,7 +80,6 @@ export class PostReply {
     this.#stream = { id, sse };
     this.options.openStreams.add(this.options.sessionId, sse);
     if (this.options.prime) sse.prime(`${id}.0`, RECONNECT_DELAY_MS);
-    this.#respond(sse.response);
   }
 
   #enqueue(message: JsonRpcNotification | JsonRpcRequest | JsonRpcResponse): Promise<void> {

@@ -13,14 +13,15 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-export class SseStream {
-  readonly response: Response;
+export class SseStream<R = Response> {
+  /** What the responder made of the stream: a Response for Hono, nothing for the node:http front. */
+  readonly response: R;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;
   readonly #onClose = new Set<() => void>();
 
   /** `respond` makes the HTTP response (responder.ts); without one, a plain Response (tests). */
-  constructor(respond: Responder = (body, status, headers) => new Response(body, { status, headers })) {
+  constructor(respond: Responder<R> = ((body, status, headers) => new Response(body, { status, headers })) as Responder<R>) {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;

@@ -2,7 +2,6 @@
 // Headers are checked against the body here (they are HTTP's business), the request goes to the
 // gateway's 2026 front, and its answer comes back as JSON or as a stream scoped to the request,
 // whose closing by the client cancels the request. subscriptions/listen keeps its stream open.
-import type { Context } from 'hono';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
@@ -12,12 +11,10 @@ import { isModernVersion } from '../../gateway/modern/versions.js';
 import { metaTraceContext } from '../../gateway/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
-import type { AppEnv } from '../app-env.js';
-import { clientGone } from '../client-gone.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
-import type { Responder } from '../responder.js';
 import { ModernReply } from '../sse/modern-reply.js';
 import { SseStream } from '../sse/sse-stream.js';
+import type { NodeExchange } from './node-exchange.js';
 
 const HEADER_MISMATCH = -32020;
 
@@ -32,38 +29,36 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, h
   return 'id' in message && message.method !== 'initialize' && isModernVersion(headerVersion);
 }
 
-export interface ModernRouteOptions {
-  /** The configured endpoint of the route; undefined: the default one. */
-  readonly endpoint: string | undefined;
-  readonly front: ModernFront;
-  readonly listens: Listens;
+export interface ModernPostOptions {
+  /** The 2026 front of the gateway. */
+  readonly modern: ModernFront;
+  readonly gateway: { readonly listens: Listens };
   readonly logger: Logger;
   readonly keepAliveMs: number;
-  readonly respond: (c: Context<AppEnv>) => Responder;
 }
 
-export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, options: ModernRouteOptions): Response | Promise<Response> {
+/** `endpoint`: the configured endpoint of the path; undefined: the default one. */
+export function serveModern(exchange: NodeExchange, message: JsonRpcRequest | JsonRpcNotification, endpoint: string | undefined, options: ModernPostOptions): void | Promise<void> {
   const id = 'id' in message ? message.id : null;
   const mismatch = headerMismatch(
-    { protocolVersion: c.req.header('mcp-protocol-version'), method: c.req.header('mcp-method'), name: c.req.header('mcp-name') },
+    { protocolVersion: exchange.header('mcp-protocol-version'), method: exchange.header('mcp-method'), name: exchange.header('mcp-name') },
     message,
     envelopeVersion(message.params),
   );
-  const paramMismatch = mismatch ?? mirroredParamMismatch(c, message, options);
-  if (paramMismatch !== undefined) return c.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${paramMismatch}` } }, 400);
+  const paramMismatch = mismatch ?? mirroredParamMismatch(exchange, message, endpoint, options.modern);
+  if (paramMismatch !== undefined) return exchange.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${paramMismatch}` } }, 400);
   // 2026 defines no client notification over HTTP (closing a stream is the cancellation).
-  if (!('id' in message)) return c.body(null, 202);
+  if (!('id' in message)) return exchange.accepted();
 
-  const principal = c.get('principal');
+  const { principal, trace } = exchange;
   // With tracing on: the request's span continues the header's trace, or the envelope's (request-trace.ts).
-  const trace = c.get('trace');
   const parentSpan = trace?.parentFor(metaTraceContext(message.params));
-  if (message.method === 'subscriptions/listen') return openListen(c, message, options);
+  if (message.method === 'subscriptions/listen') return openListen(exchange, message, endpoint, options);
 
-  const reply = new ModernReply(options.respond(c));
+  const reply = new ModernReply(exchange.respond);
   const release = trace?.hold();
-  void options.front
-    .handle(message, principal, { related: reply.related, cancel: clientGone(c), requestId: c.get('requestId'), endpoint: options.endpoint, parentSpan })
+  void options.modern
+    .handle(message, principal, { related: reply.related, cancel: exchange.cancel, requestId: exchange.requestId, endpoint, parentSpan })
     .then(
       (answer) => {
         reply.finish(answer.response, statusOf(answer));
@@ -76,14 +71,13 @@ export function serveModern(c: Context<AppEnv>, message: JsonRpcRequest | JsonRp
         release?.();
       },
     );
-  return reply.response;
 }
 
 /** For a tools/call of a tool whose schema mirrors parameters into headers: whether they match. */
-function mirroredParamMismatch(c: Context<AppEnv>, message: JsonRpcRequest | JsonRpcNotification, { front, endpoint }: ModernRouteOptions): string | undefined {
+function mirroredParamMismatch(exchange: NodeExchange, message: JsonRpcRequest | JsonRpcNotification, endpoint: string | undefined, front: ModernFront): string | undefined {
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
-  const inputSchema = front.toolInputSchema(message.params.name, c.get('principal'), endpoint);
-  return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => c.req.header(name));
+  const inputSchema = front.toolInputSchema(message.params.name, exchange.principal, endpoint);
+  return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => exchange.header(name.toLowerCase()));
 }
 
 /**
@@ -98,10 +92,10 @@ function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
   return refused || code === -32020 || code === -32021 || code === -32022 ? 400 : 200;
 }
 
-async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: ModernRouteOptions): Promise<Response> {
-  const caller = options.front.caller(request, c.get('principal'), options.endpoint);
-  if ('response' in caller) return c.json(caller.response, statusOf(caller));
-  const sse = new SseStream(options.respond(c));
+async function openListen(exchange: NodeExchange, request: JsonRpcRequest, endpoint: string | undefined, options: ModernPostOptions): Promise<void> {
+  const caller = options.modern.caller(request, exchange.principal, endpoint);
+  if ('response' in caller) return exchange.json(caller.response, statusOf(caller));
+  const sse = new SseStream(exchange.respond);
   // The acknowledgement goes first: nothing is sent on a listen before it (the spec's rule), so
   // what arrives while the listen subscribes upstream waits behind it.
   let held: string[] | undefined = [];
@@ -113,7 +107,7 @@ async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: 
     },
     close: () => sse.close(),
   };
-  const { holder, honoured } = await options.listens.open(request.id, request.params ?? {}, caller.principal, sink, options.endpoint);
+  const { holder, honoured } = await options.gateway.listens.open(request.id, request.params ?? {}, caller.principal, sink, endpoint);
   sse.send(
     undefined,
     JSON.stringify({
@@ -128,8 +122,7 @@ async function openListen(c: Context<AppEnv>, request: JsonRpcRequest, options: 
   keepAlive.unref();
   sse.onClose(() => {
     clearInterval(keepAlive);
-    options.listens.close(holder);
+    options.gateway.listens.close(holder);
   });
-  return sse.response;
 }
 
