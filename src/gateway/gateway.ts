@@ -288,21 +288,24 @@ export class Gateway {
     const error = 'error' in response ? response.error : undefined;
     const outcome = error === undefined ? 'ok' : trace.denied ? 'denied' : 'error';
     if (span) endMethodSpan(span, request, response, trace, outcome);
+    // One object with every field (absent ones undefined), not a spread per optional field: this
+    // runs for every request.
     this.#observer.onRequest({
       method: request.method,
       era: caller.era,
-      ...(trace.server !== undefined && { server: trace.server }),
-      ...(trace.name !== undefined && { name: trace.name }),
+      server: trace.server,
+      name: trace.name,
       outcome,
-      ...(trace.reason !== undefined && { reason: trace.reason }),
+      reason: trace.reason,
       durationMs: performance.now() - started,
       sessionId: caller.session?.id ?? '',
-      ...(caller.requestId !== undefined && { requestId: caller.requestId }),
-      ...(caller.principal && { principal: caller.principal }),
-      ...(error && { errorCode: error.code }),
-      ...(caller.endpoint !== undefined && { endpoint: caller.endpoint }),
-      ...(trace.credentials !== undefined && { credentials: trace.credentials }),
-      ...(span && { traceId: span.traceId, spanId: span.spanId }),
+      requestId: caller.requestId,
+      principal: caller.principal,
+      errorCode: error?.code,
+      endpoint: caller.endpoint,
+      credentials: trace.credentials,
+      traceId: span?.traceId,
+      spanId: span?.spanId,
     });
     if (trace.storeUnavailable !== undefined) throw trace.storeUnavailable;
     return { response, trace };

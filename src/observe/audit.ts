@@ -22,25 +22,29 @@ export function auditObserver(logger: Pick<Logger, 'info'>, { endpoints = false 
     onRequest(event: RequestEvent) {
       // Other methods are audited when policy refused them (a subscribe or completion of a hidden item).
       if (!AUDITED_METHODS.has(event.method) && event.outcome !== 'denied') return;
+      // Built field by field rather than with conditional spreads: one object per line, not ten
+      // (this runs for every tool call; the key order is the line's).
+      const line: Record<string, unknown> = { audit: true };
+      if (event.requestId !== undefined) line.requestId = event.requestId;
+      if (event.traceId !== undefined) {
+        line.traceId = event.traceId;
+        line.spanId = event.spanId;
+      }
+      if (event.principal) line.sub = event.principal.sub;
+      if (event.sessionId !== '') line.session = shortSessionId(event.sessionId);
+      if (event.era === 'modern') line.era = '2026';
+      if (endpoints) line.endpoint = event.endpoint ?? DEFAULT_ENDPOINT;
+      line.method = event.method;
+      if (event.server !== undefined) line.server = event.server;
+      if (event.name !== undefined) line.name = event.name;
+      // Not "credentials": the logger censors values under keys that name a secret (redact.ts).
+      if (event.credentials !== undefined) line.credentialMode = event.credentials;
+      line.outcome = event.outcome;
+      if (event.reason !== undefined) line.reason = event.reason;
+      if (event.errorCode !== undefined) line.errorCode = event.errorCode;
+      line.durationMs = Math.round(event.durationMs * 10) / 10;
       logger.info(
-        {
-          audit: true,
-          ...(event.requestId !== undefined && { requestId: event.requestId }),
-          ...(event.traceId !== undefined && { traceId: event.traceId, spanId: event.spanId }),
-          ...(event.principal && { sub: event.principal.sub }),
-          ...(event.sessionId !== '' && { session: shortSessionId(event.sessionId) }),
-          ...(event.era === 'modern' && { era: '2026' }),
-          ...(endpoints && { endpoint: event.endpoint ?? DEFAULT_ENDPOINT }),
-          method: event.method,
-          ...(event.server !== undefined && { server: event.server }),
-          ...(event.name !== undefined && { name: event.name }),
-          // Not "credentials": the logger censors values under keys that name a secret (redact.ts).
-          ...(event.credentials !== undefined && { credentialMode: event.credentials }),
-          outcome: event.outcome,
-          ...(event.reason !== undefined && { reason: event.reason }),
-          ...(event.errorCode !== undefined && { errorCode: event.errorCode }),
-          durationMs: Math.round(event.durationMs * 10) / 10,
-        },
+        line,
         'audit',
       );
     },
