@@ -160,8 +160,7 @@ export class ModernFront {
       const requestState = this.options.sealer.seal({ kind: 'relay', server: trace.server ?? '', ...(upstreamState !== undefined && { upstreamState }) }, binding);
       return { response: resultResponse(request.id, inputRequiredResult(inputRequests ?? {}, requestState)), refused: false };
     }
-    const cache = this.#cachePolicy();
-    return { response: modernResponse(request.id, response, (result) => completeResult(request.method, result, cache)), refused: false };
+    return { response: modernResponse(request.id, response, (result) => completeResult(request.method, result, () => this.#cachePolicy())), refused: false };
   }
 
   #cachePolicy(): CachePolicy {

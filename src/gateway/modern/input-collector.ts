@@ -36,13 +36,27 @@ export class InputCollector {
     this.channel = (request) => this.#ask(request);
   }
 
-  /** Resolves when there is something to tell the client: new questions, or one it cannot answer. */
-  async next(): Promise<CollectorEvent> {
-    for (;;) {
-      const event = this.#pending();
-      if (event) return event;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
+  /**
+   * Calls `listener` once, when there is something to tell the client: new questions, or one it
+   * cannot answer (at once if there is already). Returns how to stop waiting. A callback rather
+   * than a promise: every 2026 call waits here, and almost none is ever asked anything.
+   */
+  whenNext(listener: (event: CollectorEvent) => void): () => void {
+    const event = this.#pending();
+    if (event) {
+      listener(event);
+      return () => {};
     }
+    const wake = (): void => {
+      const pending = this.#pending();
+      if (pending === undefined) return;
+      this.#wake = undefined;
+      listener(pending);
+    };
+    this.#wake = wake;
+    return () => {
+      if (this.#wake === wake) this.#wake = undefined;
+    };
   }
 
   /** Why `responses` cannot answer the questions last asked (an answer that is not a result object). */
@@ -81,6 +95,7 @@ export class InputCollector {
 
   #pending(): CollectorEvent | undefined {
     if (this.#missing !== undefined) return { kind: 'missing-capability', capability: this.#missing };
+    if (this.#questions.size === 0) return undefined;
     const fresh = [...this.#questions].filter(([, question]) => !question.asked);
     if (fresh.length === 0) return undefined;
     // Everything waiting goes out together, including what the client left unanswered last time.

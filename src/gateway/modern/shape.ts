@@ -23,17 +23,19 @@ export function withServerInfo(result: JsonObject): JsonObject {
 }
 
 /** A final result as a 2026 client gets it. */
-export function completeResult(method: string, result: JsonObject, cache: CachePolicy): JsonObject {
+/** `cache` is asked only for the results that carry cache hints (lists, reads). */
+export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
   const shaped: JsonObject = withServerInfo({ ...result, resultType: 'complete' });
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
-    shaped.ttlMs = cache.listsFreshForMs;
-    shaped.cacheScope = method !== 'server/discover' && cache.privateViews ? 'private' : 'public';
+    const { listsFreshForMs, privateViews } = cache();
+    shaped.ttlMs = listsFreshForMs;
+    shaped.cacheScope = method !== 'server/discover' && privateViews ? 'private' : 'public';
   } else if (method === 'resources/read') {
     // A 2026 upstream's own hint bounds ours; a 2025 upstream promises nothing.
     const upstreamTtl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0;
     shaped.ttlMs = upstreamTtl;
-    shaped.cacheScope = result.cacheScope === 'private' || cache.privateViews ? 'private' : 'public';
+    shaped.cacheScope = result.cacheScope === 'private' || cache().privateViews ? 'private' : 'public';
   }
   return shaped;
 }
