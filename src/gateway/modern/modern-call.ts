@@ -48,7 +48,11 @@ export class ModernCall {
     // every 2026 call passes here, and a race of three promises cost it several allocations.
     return new Promise<RoundOutcome>((resolve, reject) => {
       let settled = false;
+      // Assigned once, after `end` may already have run (the outcome can come synchronously): a
+      // const there would be read before it is initialised.
+      // eslint-disable-next-line prefer-const
       let stopWaiting: (() => void) | undefined;
+      // eslint-disable-next-line prefer-const
       let stopListening: (() => void) | undefined;
       const end = (): boolean => {
         if (settled) return false;
