@@ -346,7 +346,9 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
         drain.closeStandaloneStreams();
         // 2026 listens end gracefully: their result, then the stream closes, and clients listen elsewhere.
         gateway.listens.endAll();
-        await drain.whenIdle(graceMs);
+        if (!(await drain.whenIdle(graceMs))) {
+          logger.warn({ inFlight: drain.inFlight, graceMs }, 'requests still in flight at the end of the shutdown grace period: they are cut off');
+        }
         openStreams.closeAll();
         // Keep-alive connections that served the last requests are idle now: no need to wait them out.
         if ('closeIdleConnections' in server) server.closeIdleConnections();

@@ -1,5 +1,6 @@
 // Bodies built to hurt, at the default 4 MiB body limit: each gets a 4xx or a JSON-RPC error, fast,
 // and the gateway goes on serving. (The fuzz test sends many more, against a smaller limit.)
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { MCP_ACCEPT, openSession, rawPost } from '../support/raw-http.js';
@@ -48,6 +49,49 @@ describe('hostile input', () => {
     });
     expect(response.status).toBe(413);
     await response.text();
+  });
+
+  it('answers a chunked body (no Content-Length) that passes the limit with 413, having read no more than the limit', async () => {
+    const { status, connection } = await new Promise<{ status: number | undefined; connection: string | undefined }>((resolve, reject) => {
+      const sent = httpRequest(gateway.url, {
+        method: 'POST',
+        headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'transfer-encoding': 'chunked' },
+      });
+      sent.on('response', (response) => {
+        response.resume();
+        resolve({ status: response.statusCode, connection: response.headers.connection });
+      });
+      // The gateway closes the connection with its answer: the rest of the body goes nowhere.
+      sent.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+      const chunk = 'x'.repeat(256 * 1024);
+      let written = 0;
+      const writeMore = (): void => {
+        while (written < 6 * 1024 * 1024 && !sent.destroyed) {
+          written += chunk.length;
+          if (!sent.write(chunk)) return void sent.once('drain', writeMore);
+        }
+        sent.end();
+      };
+      writeMore();
+    });
+    expect(status).toBe(413);
+    expect(connection).toBe('close');
+    const ping = await rawPost(gateway.url, { jsonrpc: '2.0', id: 10, method: 'ping' }, { sessionId });
+    expect(ping.status).toBe(200);
+  });
+
+  it('goes on serving when a client leaves in the middle of its body', async () => {
+    await new Promise<void>((resolve) => {
+      const sent = httpRequest(gateway.url, {
+        method: 'POST',
+        headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'mcp-session-id': sessionId, 'content-length': '1000' },
+      });
+      sent.on('error', () => resolve());
+      sent.write('{"jsonrpc":"2.0","id":11,', () => setTimeout(() => sent.destroy(), 50));
+      sent.on('close', () => resolve());
+    });
+    const ping = await rawPost(gateway.url, { jsonrpc: '2.0', id: 12, method: 'ping' }, { sessionId });
+    expect(ping.status).toBe(200);
   });
 
   it('answers invalid UTF-8 with a parse error', async () => {

@@ -4,6 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,28 @@ describe('the switchboard command', () => {
     expect(await cli.exited).toEqual([0, null]);
     await expect.poll(() => children.filter(isRunning), GONE).toEqual([]);
     expect(cli.logs().map((line) => line.msg)).toEqual(expect.arrayContaining(['switchboard shutting down', 'switchboard stopped']));
+  });
+
+  it('on SIGTERM does not wait for a client that left in the middle of its request body', async () => {
+    const cli = await startCli(await writeConfig(stdioFixture('interactive-server')));
+    started.push(cli);
+    const { sessionId } = await openSession(cli.url);
+    await new Promise<void>((resolve) => {
+      const sent = httpRequest(cli.url, {
+        method: 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'content-length': '1000' },
+      });
+      sent.on('error', () => resolve());
+      sent.on('close', () => resolve());
+      sent.write('{"jsonrpc":"2.0","id":1,', () => setTimeout(() => sent.destroy(), 100));
+    });
+    // The gateway's own next answer shows it has seen the client go.
+    expect((await rawPost(cli.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { sessionId })).status).toBe(200);
+    cli.process.kill('SIGTERM');
+    expect(await cli.exited).toEqual([0, null]);
+    const messages = cli.logs().map((line) => line.msg);
+    expect(messages).toContain('switchboard stopped');
+    expect(messages).not.toContain('requests still in flight at the end of the shutdown grace period: they are cut off');
   });
 
   it('killed with SIGKILL leaves no orphan stdio server, even one that ignores its stdin closing', async () => {
