@@ -17,7 +17,7 @@ import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcRespons
 import type { RelatedChannel } from '../related-channel.js';
 import { missingCapability } from '../server-requests.js';
 import { ModernCode } from './codes.js';
-import { readEnvelope } from './envelope.js';
+import { readEnvelope, type ModernRequestFacts } from './envelope.js';
 import { ModernCall } from './modern-call.js';
 import { toResumeOutcome, type ParkedCalls, type ResumeOutcome } from './parked-calls.js';
 import type { RequestStateSealer, RequestBinding } from './request-state.js';
@@ -60,10 +60,9 @@ export class ModernFront {
   constructor(private readonly options: ModernFrontOptions) {}
 
   /** The Caller a 2026 request (on `endpoint`; absent: the default one) describes, or the refusal of its envelope. */
-  caller(request: JsonRpcRequest, principal: Principal | undefined, endpoint?: string): Caller | ModernAnswer {
+  caller(request: JsonRpcRequest, principal: Principal | undefined, endpoint?: string, facts: ModernRequestFacts = {}): Caller | ModernAnswer {
     try {
-      const caller = readEnvelope(request.params, principal);
-      return endpoint === undefined ? caller : { ...caller, endpoint };
+      return readEnvelope(request.params, principal, endpoint, facts);
     } catch (error) {
       if (error instanceof RpcError) return refuse(request, error);
       throw error;
@@ -77,17 +76,15 @@ export class ModernFront {
   }
 
   async handle(request: JsonRpcRequest, principal: Principal | undefined, options: ModernRequestOptions = {}): Promise<ModernAnswer> {
-    const read = this.caller(request, principal, options.endpoint);
-    if ('response' in read) return read;
-    const { requestId, parentSpan } = options;
-    const caller = requestId === undefined && parentSpan === undefined ? read : { ...read, requestId, parentSpan };
+    const caller = this.caller(request, principal, options.endpoint, options);
+    if ('response' in caller) return caller;
     if (REMOVED_METHODS.has(request.method)) {
       return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
     }
     const params = request.params ?? {};
     const invalidResponses = inputResponsesProblem(params.inputResponses);
     if (invalidResponses !== undefined) return refuse(request, new RpcError(-32602, `Invalid params: ${invalidResponses}`));
-    const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params, ...(options.endpoint !== undefined && { endpoint: options.endpoint }) };
+    const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params, endpoint: options.endpoint };
     if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
     if (!INTERACTIVE_METHODS.has(request.method)) {
       const served = await this.options.gateway.serve(caller, request, options);
