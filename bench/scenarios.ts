@@ -15,6 +15,8 @@ export interface Scenario {
   /** Callers in flight at once; each 2025 HTTP caller is its own session. */
   readonly workers: number;
   readonly warmupCalls: number;
+  /** Time bound of each target's warm-up; default WARMUP_MAX_MS. */
+  readonly warmupMaxMs?: number;
   /** Calls per target, over all rounds. */
   readonly calls: number;
   /** Time bound per target, over all rounds: a slow target gets fewer calls rather than a longer run. */
@@ -29,7 +31,7 @@ export interface RoundHooks {
 }
 
 // The warm-up is for the JIT and the connection pools; a few seconds is plenty, and it must not stall the run.
-const WARMUP_MAX_MS = 2_000;
+const DEFAULT_WARMUP_MAX_MS = 2_000;
 
 export interface ComparisonRun {
   /** Names the phase in the table and the JSON, e.g. "echo". */
@@ -50,7 +52,7 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       progress(`${title} ${target.name}: opening ${scenario.workers} callers, warm-up ${scenario.warmupCalls} calls`);
       const group = await load.open(target, scenario.workers, operation);
       groups.set(target, group);
-      await runWorkers(group.clients, scenario.warmupCalls, WARMUP_MAX_MS);
+      await runWorkers(group.clients, scenario.warmupCalls, scenario.warmupMaxMs ?? DEFAULT_WARMUP_MAX_MS);
     }
     const rounds = new Map<Target, PhaseResult[]>(targets.map((target) => [target, []]));
     for (let round = 0; round < scenario.rounds; round += 1) {
