@@ -17,6 +17,7 @@ import type { RunningRedis } from '../test/support/running-redis.js';
 import { startEverythingHttp, type HttpUpstream } from '../test/support/upstreams.js';
 import { childPids, childPidsRunning } from './cpu-time.js';
 import { FRONT_HOOKS, frontControl, type FrontControl } from './front-control.js';
+import { SHIPPED_NODE_FLAGS } from './shipped-flags.js';
 import { startStdioPeer, type StdioPeer } from './stdio-peer.js';
 
 const { resolve: resolvePackage } = createRequire(import.meta.url);
@@ -27,6 +28,7 @@ const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url)
 const MIN_PROXY = fileURLToPath(new URL('./min-proxy.ts', import.meta.url));
 const OTLP_SINK = fileURLToPath(new URL('./otlp-sink.ts', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
 // Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -170,7 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningFron
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const port = await freePort();
   const log = logFd(`gateway-${options.label}`);
-  const nodeArgs = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, ...(options.nodeArgs ?? [])];
+  const nodeArgs = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, ...SHIPPED_NODE_FLAGS, ...(options.nodeArgs ?? [])];
   const child = spawnTracked(process.execPath, [...nodeArgs, options.cli ?? BUILT_CLI, '--config', configFile, '--port', String(port)], {
     env: { ...process.env, LOG_LEVEL: options.logLevel },
     stdio: ['pipe', log, log, 'ipc'],

@@ -2,9 +2,10 @@
 // it): the stages the issue asks for, a runtime that fits Kubernetes' security settings, and a
 // build context that holds everything the build copies. runtime-install.test.ts runs what the
 // runtime stage installs.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyInstruction, dockerignoreAllows, keyValues, parseDockerfile, type Stage } from './support/dockerfile.js';
+import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-flags.js';
 import { valueAt } from './support/helm-values.js';
 import { CHART_DIR, readJson, readText, readYaml, repoPath } from './support/repo.js';
 
@@ -60,6 +61,14 @@ describe('the Dockerfile', () => {
       destination: '/etc/switchboard/switchboard.yaml',
     });
     expect(argsOf(runtime, 'ENTRYPOINT').at(-1)).toContain('"/app/dist/cli.js"');
+  });
+
+  it('runs node with the flags the bench measures the gateway with, as `npm start` does', () => {
+    const entrypoint = JSON.parse(argsOf(runtime, 'ENTRYPOINT').at(-1)!) as string[];
+    const node = entrypoint.indexOf('node');
+    expect(entrypoint.slice(node + 1, entrypoint.indexOf('/app/dist/cli.js'))).toEqual(SHIPPED_NODE_FLAGS);
+    const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.start).toBe(['node', ...SHIPPED_NODE_FLAGS, 'dist/cli.js'].join(' '));
   });
 
   it('keeps npm writes under /tmp, so upstreams started with npx work on a read-only root filesystem', () => {

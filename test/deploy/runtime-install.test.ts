@@ -12,6 +12,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-flags.js';
 import { spawnTracked } from '../support/child-process.js';
 import { repoPath } from './support/repo.js';
 
@@ -68,9 +69,9 @@ describe('a production-only install, as in the image', () => {
   it(
     'serves the shipped config with both upstreams ready, and exits 0 on SIGTERM',
     async () => {
-      // The image's environment (NODE_ENV, SWITCHBOARD_CONFIG; HOST is narrowed to loopback here),
+      // The image's node flags and environment (NODE_ENV, SWITCHBOARD_CONFIG; HOST is narrowed to loopback here),
       // and none of this process's: no PORT, REDIS_URL or NODE_OPTIONS from the test run.
-      gateway = spawnTracked(process.execPath, ['dist/cli.js', '--host', '127.0.0.1', '--port', '0'], {
+      gateway = spawnTracked(process.execPath, [...SHIPPED_NODE_FLAGS, 'dist/cli.js', '--host', '127.0.0.1', '--port', '0'], {
         cwd: appDir,
         env: {
           PATH: runtimePath(),
