@@ -13,19 +13,56 @@ export interface LoggerOptions {
 }
 
 /**
- * Lines to stdout in batches of 12 KB, and at least every FLUSH_MS: two lines per tool call
- * (access and audit) written one by one were two write syscalls per call, ~7% of the gateway's CPU
- * under load (bench profile), and 4 KB batches still cost ~4% (a write per ~15 calls). sonic-boom
- * wants the batch below its largest write (16 KB). The CLI flushes on exit; a crash may lose the
- * last FLUSH_MS of lines.
+ * Lines to stdout in batches of up to 16 KB, and at least every FLUSH_MS: one write syscall per line
+ * was ~7% of the gateway's CPU under load (bench profile). The lines are gathered here and joined
+ * once per batch, not in sonic-boom's own buffer (its `minLength`): its write() measures the byte
+ * length of the whole pending buffer for every line it appends, so each batch cost time in
+ * proportion to the square of its size (~10 us per call at 12 KB, per-thread CPU of a loaded
+ * gateway). The CLI flushes on exit, and sonic-boom writes what it holds when the process exits; a
+ * crash may lose the last FLUSH_MS of lines.
  */
-const FLUSH_BYTES = 12 * 1024;
+const FLUSH_BYTES = 16 * 1024;
 const FLUSH_MS = 100;
 
-function bufferedStdout(): ReturnType<typeof pino.destination> {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: FLUSH_BYTES });
-  setInterval(() => stream.flush(), FLUSH_MS).unref();
-  return stream;
+class BatchedDestination {
+  #lines: string[] = [];
+  #chars = 0;
+
+  constructor(private readonly sink: ReturnType<typeof pino.destination>) {
+    setInterval(() => this.#pass(), FLUSH_MS).unref();
+  }
+
+  write(line: string): boolean {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= FLUSH_BYTES) this.#pass();
+    return true;
+  }
+
+  /** pino's logger.flush(cb): everything gathered, out now. */
+  flush(callback?: (error?: Error) => void): void {
+    this.#pass();
+    this.sink.flush(callback);
+  }
+
+  flushSync(): void {
+    this.#pass();
+    this.sink.flushSync();
+  }
+
+  #pass(): void {
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.join('');
+    this.#lines = [];
+    this.#chars = 0;
+    this.sink.write(text);
+  }
+}
+
+function bufferedStdout(): BatchedDestination {
+  // minLength 1, not 0: sonic-boom writes each batch at once either way, but only with a minLength
+  // does flush(cb) wait for the writes under way before calling back (the CLI's flush on exit).
+  return new BatchedDestination(pino.destination({ dest: 1, sync: false, minLength: 1 }));
 }
 
 /**
