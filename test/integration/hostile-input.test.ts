@@ -94,6 +94,16 @@ describe('hostile input', () => {
     expect(ping.status).toBe(200);
   });
 
+  it('takes a percent-encoded MCP path, or one with a query, for the MCP path, as Hono does for GET and DELETE', async () => {
+    const url = new URL(gateway.url);
+    for (const path of [url.pathname.replace('p', '%70'), `${url.pathname}?x=1`]) {
+      const ping = await rawPost(new URL(path, url).toString(), { jsonrpc: '2.0', id: 13, method: 'ping' }, { sessionId });
+      expect(ping, path).toMatchObject({ status: 200, body: { id: 13, result: {} } });
+    }
+    const broken = await rawPost(new URL(`${url.pathname}%`, url).toString(), { jsonrpc: '2.0', id: 14, method: 'ping' }, { sessionId });
+    expect(broken.status).toBe(404);
+  });
+
   it('answers invalid UTF-8 with a parse error', async () => {
     const answer = await post(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}}')]));
     expect(answer).toMatchObject({ status: 400, body: { error: { code: -32700 } } });

@@ -77,9 +77,7 @@ export function messageFront(options: MessageFrontOptions, next: RequestListener
 
   return (request: IncomingMessage, response: ServerResponse) => {
     if (request.method !== 'POST') return next(request, response);
-    const url = request.url ?? '/';
-    const query = url.indexOf('?');
-    const pathname = query === -1 ? url : url.slice(0, query);
+    const pathname = pathOf(request.url ?? '/');
     const path = paths.get(pathname);
     if (path === undefined) return next(request, response);
     const startedAt = performance.now();
@@ -95,6 +93,31 @@ export function messageFront(options: MessageFrontOptions, next: RequestListener
     const exchange = new NodeExchange(request, response, pathname, requestIdFrom(headerOf(request, 'x-request-id')), startedAt, recorder, trace, drain);
     serve(exchange, path).catch((error: unknown) => failed(exchange, error));
   };
+}
+
+/**
+ * The request target's path, without query or fragment, percent-decoded as Hono decodes the paths
+ * it routes: `/m%63p` is `/mcp` for a POST as it is for a GET or DELETE there.
+ */
+export function pathOf(target: string): string {
+  let end = target.length;
+  let encoded = false;
+  for (let index = 0; index < target.length; index++) {
+    const code = target.charCodeAt(index);
+    if (code === 0x3f /* ? */ || code === 0x23 /* # */) {
+      end = index;
+      break;
+    }
+    if (code === 0x25 /* % */) encoded = true;
+  }
+  const path = end === target.length ? target : target.slice(0, end);
+  if (!encoded) return path;
+  try {
+    return decodeURI(path);
+  } catch {
+    // Not valid percent-encoding: no configured path looks like that, so it is left as it is.
+    return path;
+  }
 }
 
 function headerOf(request: IncomingMessage, name: string): string | undefined {
