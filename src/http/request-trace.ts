@@ -7,6 +7,9 @@
 import { HTTP_REQUEST_METHOD, HTTP_RESPONSE_STATUS_CODE, HTTP_ROUTE, NETWORK_PROTOCOL_NAME, URL_PATH, URL_SCHEME } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan, Tracing } from '../observe/tracing/tracing.js';
 
+/** `error.type` of a request whose client closed the connection before the gateway could answer. */
+const CLIENT_LEFT = 'client_closed';
+
 export interface HttpRequestStart {
   readonly method: string;
   /** The route's path (an MCP path of the config, so bounded); never the query string. */
@@ -70,6 +73,16 @@ export class HttpRequestTrace {
     this.#status = status;
     this.#begin(undefined);
     this.#endIfDone();
+  }
+
+  /**
+   * The client left before any response went out (in the middle of its body): the span ends now,
+   * with no status code and `error.type` saying why, so that it is exported like any other.
+   */
+  abandoned(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#begin(undefined).end(CLIENT_LEFT);
   }
 
   #begin(fromMessage: SpanParent | undefined): TraceSpan {

@@ -2,6 +2,7 @@
 // exporter sends), in front of real upstreams of both eras over stdio and HTTP that show the trace
 // context each request reached them with (trace-echo-server.ts).
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
@@ -192,6 +193,23 @@ describe('traces of a tools/call', () => {
     const [http] = (await receiver.waitFor((spans) => spans.some((span) => span.traceId === traceId))).filter((span) => span.traceId === traceId);
     expect(http).toMatchObject({ name: 'POST /mcp', parentSpanId: clientSpan, kind: SPAN_KIND.server, status: { code: 0 } });
     expect(http!.attributes['http.response.status_code']).toBe(401);
+  });
+
+  it('end the HTTP span of a request whose client left in the middle of its body, as an error of its own', async () => {
+    const [traceId, clientSpan] = [newTraceId(), newSpanId()];
+    await new Promise<void>((resolve) => {
+      const sent = httpRequest(gateway.url, {
+        method: 'POST',
+        headers: { ...auth(), accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'content-length': '1000', traceparent: `00-${traceId}-${clientSpan}-01` },
+      });
+      sent.on('error', () => resolve());
+      sent.on('close', () => resolve());
+      sent.write('{"jsonrpc":"2.0","id":1,', () => setTimeout(() => sent.destroy(), 100));
+    });
+    const [http] = (await receiver.waitFor((spans) => spans.some((span) => span.traceId === traceId))).filter((span) => span.traceId === traceId);
+    expect(http).toMatchObject({ name: 'POST /mcp', parentSpanId: clientSpan, kind: SPAN_KIND.server, status: { code: 2 } });
+    expect(http!.attributes['error.type']).toBe('client_closed');
+    expect(http!.attributes['http.response.status_code']).toBeUndefined();
   });
 
   it('end the HTTP span of a streamed answer with its response, after the method span', async () => {

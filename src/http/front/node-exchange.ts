@@ -120,6 +120,7 @@ export class NodeExchange implements RequestHead {
   abandon(): void {
     if (this.#answered) return;
     this.#answered = true;
+    this.trace?.abandoned();
     this.#leave();
   }
 
