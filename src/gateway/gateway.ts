@@ -36,6 +36,8 @@ import { combineObservers, type GatewayObserver } from './observer.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { progressTokenOf } from './progress.js';
 import { SessionViews } from './session-views.js';
+import { SessionEnding } from './session-ending.js';
+import { ClientNotifications } from './client-notifications.js';
 import { Listens } from './modern/listens.js';
 import { PrincipalSessions } from './principal-sessions.js';
 import { ServerRequestRelay } from './server-requests.js';
@@ -49,12 +51,9 @@ import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
 
-const CANCEL_TOPIC = 'cancel';
 /** On an endpoint in search mode, tools/list and tools/call are search mode's own. */
 const SEARCH_HANDLERS: Readonly<Record<string, MethodHandler>> = { ...HANDLERS, ...SEARCH_MODE_HANDLERS };
 
-const UNSUBSCRIBE_TOPIC = 'session-ended';
-const RELEASE_TOPIC = 'unsubscribe';
 
 export class Gateway {
   readonly #subscriptions = new SubscriptionCounter();
@@ -72,6 +71,8 @@ export class Gateway {
   readonly #sessionViews: SessionViews;
   readonly #principalSessions: PrincipalSessions;
   readonly #forwarding: UpstreamForwarding;
+  readonly #ending: SessionEnding;
+  readonly #notifications: ClientNotifications;
   #router: UpstreamMessageRouter | undefined;
   #startupSettled = false;
   /** 2026 subscriptions/listen requests held open on this replica. */
@@ -104,6 +105,18 @@ export class Gateway {
       maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
       ...(options.serverLimits && { limits: options.serverLimits }),
     });
+    this.#ending = new SessionEnding({
+      inFlight: this.#inFlight,
+      subscriptions: this.#subscriptions,
+      sessionViews: this.#sessionViews,
+      isolated: this.#isolated,
+      upstreams: options.upstreams,
+      store: options.store,
+      events: options.events,
+      bus: options.bus,
+      logger: options.logger,
+    });
+    this.#notifications = new ClientNotifications({ inFlight: this.#inFlight, upstreams: options.upstreams, isolated: this.#isolated, bus: options.bus });
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,
@@ -138,22 +151,8 @@ export class Gateway {
       announceListChanges(catalog, bus, this.#outbox, policyRecipients(this.options.store, this.#access, this.#endpoints), this.#observer, logger, (kind, before, after) =>
         this.listens.announce(kind, before, after),
       ),
-      bus.on(CANCEL_TOPIC, (payload) => {
-        const { sessionId, requestId } = payload;
-        if (typeof sessionId === 'string' && (typeof requestId === 'string' || typeof requestId === 'number')) {
-          this.#inFlight.cancel(sessionId, requestId);
-        }
-      }),
-      bus.on(RELEASE_TOPIC, (payload, from) => {
-        const { sessionId, server, uri } = payload;
-        if (from === bus.replicaId || typeof sessionId !== 'string' || typeof server !== 'string' || typeof uri !== 'string') return;
-        if (this.#subscriptions.release(server, uri, sessionId)) {
-          void this.options.upstreams.get(server)?.request('resources/unsubscribe', { uri }).catch(() => {});
-        }
-      }),
-      bus.on(UNSUBSCRIBE_TOPIC, (payload) => {
-        if (typeof payload.sessionId === 'string') this.#releaseSession(payload.sessionId);
-      }),
+      this.#notifications.listen(),
+      ...this.#ending.listen(),
     );
   }
 
@@ -365,28 +364,8 @@ export class Gateway {
     }
   }
 
-  async handleNotification(session: SessionRecord, notification: JsonRpcNotification): Promise<void> {
-    switch (notification.method) {
-      case 'notifications/cancelled': {
-        const requestId = notification.params?.requestId;
-        if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-        // The request may be running on another replica: the one that has it aborts it.
-        if (!this.#inFlight.cancel(session.id, requestId)) {
-          await this.options.bus.broadcast(CANCEL_TOPIC, { sessionId: session.id, requestId });
-        }
-        return;
-      }
-      case 'notifications/roots/list_changed':
-        // Upstreams ask for roots again; on a shared connection they reach this client only while
-        // its requests are in flight there (see ServerRequestRelay).
-        for (const upstream of this.options.upstreams.all) {
-          if (upstream.state === 'ready') void upstream.notify(notification.method, notification.params).catch(() => {});
-        }
-        await this.#isolated?.notifySession(session.id, notification.method, notification.params);
-        return;
-      default:
-      // notifications/initialized and anything else a client may send need no action here.
-    }
+  handleNotification(session: SessionRecord, notification: JsonRpcNotification): Promise<void> {
+    return this.#notifications.handle(session, notification);
   }
 
   /** A client's answer to a request the gateway relayed from an upstream. */
@@ -395,37 +374,9 @@ export class Gateway {
   }
 
   /** Ends a session: its requests are cancelled, its subscriptions released, its record and events deleted. */
-  async closeSession(session: SessionRecord): Promise<void> {
-    // The session is gone once this succeeds; a store that fails here fails the DELETE (retry).
-    await this.options.store.delete(session.id);
-    this.#releaseSession(session.id);
-    this.#sessionViews.forget(session.id);
-    await this.#isolated?.closeSession(session.id);
-    // Clean-up after the fact: the DELETE is done whatever happens here (the logs expire with the
-    // idle timeout, and other replicas' subscriptions with the session), so a store that stops
-    // answering now must not make a client that got its session deleted retry into a 404.
-    const cleanups = await Promise.allSettled([
-      this.options.events.drop(session.id),
-      this.options.bus.broadcast(UNSUBSCRIBE_TOPIC, { sessionId: session.id }),
-    ]);
-    for (const cleanup of cleanups) {
-      if (cleanup.status === 'rejected') {
-        const err = cleanup.reason instanceof Error ? cleanup.reason.message : String(cleanup.reason);
-        this.options.logger.warn({ session: shortId(session.id), err }, 'a deleted session was not cleaned up everywhere');
-      }
-    }
+  closeSession(session: SessionRecord): Promise<void> {
+    return this.#ending.close(session);
   }
-
-  #releaseSession(sessionId: string): void {
-    this.#inFlight.cancelCaller(sessionId);
-    for (const { server, uri } of this.#subscriptions.releaseAll(sessionId)) {
-      void this.options.upstreams
-        .get(server)
-        ?.request('resources/unsubscribe', { uri })
-        .catch(() => {});
-    }
-  }
-
 
   #context({
     caller,
@@ -456,7 +407,7 @@ export class Gateway {
       routing,
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
-      releaseElsewhere: (server, uri) => this.options.bus.broadcast(RELEASE_TOPIC, { sessionId: caller.key, server, uri }),
+      releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params),
       describe: () => this.describe(),
       updateSession: async (patch) => {

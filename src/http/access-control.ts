@@ -9,23 +9,21 @@ import { createRateLimiter } from '../limits/create-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Logger } from '../observe/logger.js';
 import { auditRefusals } from '../observe/audit.js';
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './app-env.js';
 import { bearerAuth, type BearerAuth } from './middleware/bearer-auth.js';
-import { originCheck, originGuard, type OriginCheck } from './middleware/origin-guard.js';
-import { rateLimit, rateLimitCheck, type RateLimitCheck } from './middleware/rate-limit.js';
+import { originCheck, type OriginCheck } from './middleware/origin-guard.js';
+import { rateLimitCheck, type RateLimitCheck } from './middleware/rate-limit.js';
 import { isLoopbackHost } from './origin-patterns.js';
 import type { WellKnownRouteOptions } from './routes/well-known.js';
 
 export interface AccessControl {
-  /** Before the body limit: refuses foreign origins and (on a loopback bind) foreign Host headers. */
-  readonly origin: MiddlewareHandler<AppEnv>;
-  /** The same rule for the message front (front/message-front.ts). */
-  readonly originCheck: OriginCheck;
+  /**
+   * Before the body limit: refuses foreign origins and (on a loopback bind) foreign Host headers.
+   * Checks, not middleware: each front adapts them (app.ts, front/message-front.ts).
+   */
+  readonly origin: OriginCheck;
   /** After the body limit, in this order: authenticate, rate limit, enforce. */
   readonly auth?: BearerAuth;
-  readonly rateLimit?: MiddlewareHandler<AppEnv>;
-  readonly rateLimitCheck?: RateLimitCheck;
+  readonly rateLimit?: RateLimitCheck;
   readonly wellKnown?: WellKnownRouteOptions;
   /**
    * With auth, each configured endpoint's own token check (its audience, its required scopes) and
@@ -56,24 +54,21 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   const onRefused = auditRefusals(logger, endpointOfPath.size > 0 ? (path) => endpointOfPath.get(path) ?? DEFAULT_ENDPOINT : undefined);
   const publicHost = new URL(server.publicUrl).hostname.toLowerCase();
   const loopbackBind = isLoopbackHost(server.host);
-  const originRule = {
+  const origin = originCheck({
     ...(server.allowedOrigins !== undefined && { allowedOrigins: server.allowedOrigins }),
     // On a loopback bind, only loopback names (and the public URL's host, for a local reverse proxy).
     ...(loopbackBind && { allowedHosts: [publicHost] }),
     onRefused,
-  };
-  const origin = originGuard(originRule);
-  const originChecked = originCheck(originRule);
+  });
 
   const limiter = rateLimiter ?? createRateLimiter(config, logger);
-  const limit = limiter && rateLimit({ limiter, onRefused });
-  const limitCheck = limiter && rateLimitCheck({ limiter, onRefused });
+  const limit = limiter && rateLimitCheck({ limiter, onRefused });
 
   if (!config.auth) {
     if (!loopbackBind) {
       logger.warn({ host: server.host }, 'no auth section: anyone who can reach this address can use every upstream');
     }
-    return { origin, originCheck: originChecked, ...(limit && { rateLimit: limit }), ...(limitCheck && { rateLimitCheck: limitCheck }), close: async () => limiter?.close() };
+    return { origin, ...(limit && { rateLimit: limit }), close: async () => limiter?.close() };
   }
 
   const { auth } = config;
@@ -113,8 +108,6 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   }
   return {
     origin,
-    originCheck: originChecked,
-    ...(limitCheck && { rateLimitCheck: limitCheck }),
     auth: bearerAuth({ verifier, resourceMetadata, requiredScopes: auth.requiredScopes, onRefused }),
     ...(limit && { rateLimit: limit }),
     wellKnown: {

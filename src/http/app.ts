@@ -19,6 +19,8 @@ import { observeRequests, RequestRecorder } from './middleware/observe-requests.
 import { messageFront, type MessagePath } from './front/message-front.js';
 import { McpPost } from './front/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
+import { originGuardOf } from './middleware/origin-guard.js';
+import { rateLimitOf } from './middleware/rate-limit.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -106,8 +108,8 @@ export function createHttpFront(options: AppOptions): HttpFront {
           recorder,
           maxBodyBytes: options.maxBodyBytes,
           logger: options.logger,
-          ...(options.access && { origin: options.access.originCheck }),
-          ...(options.access?.rateLimitCheck && { rateLimit: options.access.rateLimitCheck }),
+          ...(options.access && { origin: options.access.origin }),
+          ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }),
           ...(options.drain && { drain: options.drain }),
           ...(options.tracing && { tracing: options.tracing }),
         },
@@ -125,16 +127,18 @@ function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: 
     ...[options.mcpPath, ...legacyPaths].map((path) => ({ path, auth: options.access?.auth })),
     ...endpoints.map(({ name, path }) => ({ path, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth })),
   ];
+  const origin = options.access && originGuardOf(options.access.origin);
+  const rateLimit = options.access?.rateLimit && rateLimitOf(options.access.rateLimit);
   for (const { path, auth } of guarded) {
     // First on the path, so that a request refused by what follows has its span too.
     if (options.tracing) app.use(path, traceRequests(options.tracing));
     if (options.drain) app.use(path, options.drain.middleware);
-    if (options.access) app.use(path, options.access.origin);
+    if (origin) app.use(path, origin);
     // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
     // too; and all of it before the body is read, so a client without a token (or over its limit)
     // never makes the gateway buffer a body.
     if (auth) app.use(path, auth.authenticate);
-    if (options.access?.rateLimit) app.use(path, options.access.rateLimit);
+    if (rateLimit) app.use(path, rateLimit);
     if (auth) app.use(path, auth.enforce);
     app.use(path, bodySize({ maxBytes: options.maxBodyBytes }));
   }

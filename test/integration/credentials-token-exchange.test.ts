@@ -23,6 +23,11 @@ let idp: TokenExchangeServer;
 let guarded: HttpUpstream;
 const clients: Client[] = [];
 
+/** The gateway's own public URL and the issuer whose tokens it takes. */
+function behindOurIssuer() {
+  return { server: { publicUrl: PUBLIC_URL }, auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri } };
+}
+
 function exchangeConfig(audience: string) {
   return { tokenEndpoint: idp.tokenEndpoint, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, audience, scopes: ['tools:call'] };
 }
@@ -75,8 +80,7 @@ describe('tokenExchange on one gateway (memory store)', () => {
 
   beforeAll(async () => {
     gateway = await startGateway({
-      server: { publicUrl: PUBLIC_URL },
-      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
+      ...behindOurIssuer(),
       mcpServers: {
         guarded: { url: guarded.url, isolation: 'session', credentials: { tokenExchange: exchangeConfig(UPSTREAM_AUDIENCE) } },
       },
@@ -179,8 +183,7 @@ describe('an upstream that refuses the credentials it is given', () => {
 
   beforeAll(async () => {
     gateway = await startGateway({
-      server: { publicUrl: PUBLIC_URL },
-      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
+      ...behindOurIssuer(),
       mcpServers: {
         // Its tokens are asked for another audience, which the upstream refuses with a challenge.
         misaimed: { url: guarded.url, isolation: 'session', credentials: { tokenExchange: exchangeConfig(OTHER_AUDIENCE) } },
@@ -225,8 +228,7 @@ describe('tokenExchange on two replicas sharing Redis', () => {
 
   beforeAll(async () => {
     const config = {
-      server: { publicUrl: PUBLIC_URL },
-      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
+      ...behindOurIssuer(),
       sessions: { store: 'redis' as const, redisUrl: redisUrl(), credentialKey: 'a-key-every-replica-shares-0123456789' },
       mcpServers: { guarded: { url: guarded.url, isolation: 'session' as const, credentials: { tokenExchange: exchangeConfig(UPSTREAM_AUDIENCE) } } },
     };

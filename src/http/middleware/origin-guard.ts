@@ -52,7 +52,11 @@ export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginG
 }
 
 export function originGuard(options: OriginGuardOptions = {}): MiddlewareHandler<AppEnv> {
-  const check = originCheck(options);
+  return originGuardOf(originCheck(options));
+}
+
+/** The Hono middleware of an origin check: refusals, CORS headers, and the preflight's answer. */
+export function originGuardOf(check: OriginCheck): MiddlewareHandler<AppEnv> {
   return async function originGuardMiddleware(c, next) {
     const verdict = check(honoHead(c));
     if (verdict.refusal) return refuseWithHono(c, verdict.refusal);

@@ -34,7 +34,11 @@ export function rateLimitCheck({ limiter, onRefused }: RateLimitMiddlewareOption
 }
 
 export function rateLimit(options: RateLimitMiddlewareOptions): MiddlewareHandler<AppEnv> {
-  const check = rateLimitCheck(options);
+  return rateLimitOf(rateLimitCheck(options));
+}
+
+/** The Hono middleware of a rate-limit check. */
+export function rateLimitOf(check: RateLimitCheck): MiddlewareHandler<AppEnv> {
   return async function rateLimitMiddleware(c, next) {
     const refusal = await check(honoHead(c), c.get('principal')?.sub);
     return refusal ? refuseWithHono(c, refusal) : next();
