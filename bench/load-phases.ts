@@ -22,14 +22,17 @@ interface LoadPhase {
 // The sequential echo comes first in a run, on cold processes, so its warm-up is long enough for V8
 // to have optimised the gateway's path: one caller at a time, a fresh gateway answered its first
 // 2,000 calls at a p50 of 1.0 ms and the next 6,000 at 0.5-0.6 ms (min-proxy: 0.67 then 0.5), so a
-// short warm-up measured the JIT's work, not the gateway's steady state.
+// short warm-up measured the JIT's work, not the gateway's steady state. The same holds at 50 in
+// flight: in rounds of 1,500 calls after a 500-call warm-up, a fresh gateway spent 470, 210, then
+// 100-120 us of CPU per call from its fourth round on (mcp-proxy, too, ran 20% faster warm), so a
+// target run alone was measured mostly on its way up. Every target gets the same warm-up.
 export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
   echo: {
     operation: 'echo',
     loads: [lightLoad],
     scenarios: {
       sequential: { label: 'sequential', workers: 1, warmupCalls: 3_000, warmupMaxMs: 5_000, calls: 1_000, maxDurationMs: 3_000, rounds: 4 },
-      concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 500, calls: 6_000, maxDurationMs: 5_000, rounds: 4 },
+      concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: 6_000, maxDurationMs: 5_000, rounds: 4 },
     },
     targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-stdio-2026', 'gw-stdio-2025-traced', 'gw-redis-2025', 'gw-redis-2026', 'mcp-proxy', 'min-proxy', 'http-direct', 'gw-http-2025', 'gw-http-2026'],
   },
