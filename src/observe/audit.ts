@@ -7,7 +7,7 @@ import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
-import type { Logger } from './logger.js';
+import { preformattedLines, type Logger } from './logger.js';
 
 /** The methods that reach one item of one upstream, each worth an audit line. */
 const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -17,36 +17,32 @@ const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
  * endpoint, "default" for server.path. Without them every line is the default endpoint's, and the
  * field is left out.
  */
-export function auditObserver(logger: Pick<Logger, 'info'>, { endpoints = false }: { endpoints?: boolean } = {}): GatewayObserver {
+export function auditObserver(logger: Logger, { endpoints = false }: { endpoints?: boolean } = {}): GatewayObserver {
+  const lines = preformattedLines(logger);
   return {
     onRequest(event: RequestEvent) {
       // Other methods are audited when policy refused them (a subscribe or completion of a hidden item).
       if (!AUDITED_METHODS.has(event.method) && event.outcome !== 'denied') return;
-      // Built field by field rather than with conditional spreads: one object per line, not ten
-      // (this runs for every tool call; the key order is the line's).
-      const line: Record<string, unknown> = { audit: true };
-      if (event.requestId !== undefined) line.requestId = event.requestId;
-      if (event.traceId !== undefined) {
-        line.traceId = event.traceId;
-        line.spanId = event.spanId;
-      }
-      if (event.principal) line.sub = event.principal.sub;
-      if (event.sessionId !== '') line.session = shortSessionId(event.sessionId);
-      if (event.era === 'modern') line.era = '2026';
-      if (endpoints) line.endpoint = event.endpoint ?? DEFAULT_ENDPOINT;
-      line.method = event.method;
-      if (event.server !== undefined) line.server = event.server;
-      if (event.name !== undefined) line.name = event.name;
-      // Not "credentials": the logger censors values under keys that name a secret (redact.ts).
-      if (event.credentials !== undefined) line.credentialMode = event.credentials;
-      line.outcome = event.outcome;
-      if (event.reason !== undefined) line.reason = event.reason;
-      if (event.errorCode !== undefined) line.errorCode = event.errorCode;
-      line.durationMs = Math.round(event.durationMs * 10) / 10;
-      logger.info(
-        line,
-        'audit',
-      );
+      // Written as JSON here, field by field in the line's order, rather than given to pino as an
+      // object: this runs for every tool call (logger.ts, preformattedLines). None of these fields
+      // can hold a secret; the session is shortened as everywhere else.
+      let line = '"audit":true';
+      if (event.requestId !== undefined) line += `,"requestId":${JSON.stringify(event.requestId)}`;
+      if (event.traceId !== undefined) line += `,"traceId":${JSON.stringify(event.traceId)},"spanId":${JSON.stringify(event.spanId)}`;
+      if (event.principal) line += `,"sub":${JSON.stringify(event.principal.sub)}`;
+      if (event.sessionId !== '') line += `,"session":${JSON.stringify(shortSessionId(event.sessionId))}`;
+      if (event.era === 'modern') line += ',"era":"2026"';
+      if (endpoints) line += `,"endpoint":${JSON.stringify(event.endpoint ?? DEFAULT_ENDPOINT)}`;
+      line += `,"method":${JSON.stringify(event.method)}`;
+      if (event.server !== undefined) line += `,"server":${JSON.stringify(event.server)}`;
+      if (event.name !== undefined) line += `,"name":${JSON.stringify(event.name)}`;
+      // Not "credentials", a key the logger censors wherever pino writes it (redact.ts).
+      if (event.credentials !== undefined) line += `,"credentialMode":${JSON.stringify(event.credentials)}`;
+      line += `,"outcome":${JSON.stringify(event.outcome)}`;
+      if (event.reason !== undefined) line += `,"reason":${JSON.stringify(event.reason)}`;
+      if (event.errorCode !== undefined) line += `,"errorCode":${JSON.stringify(event.errorCode)}`;
+      line += `,"durationMs":${JSON.stringify(Math.round(event.durationMs * 10) / 10)}`;
+      lines.info(line, 'audit');
     },
   };
 }
