@@ -24,6 +24,8 @@ export interface StdioSpawn {
 const MAX_LINE_CHARS = 64 * 1024 * 1024;
 /** How long a closing server gets after its stdin ends, and again after SIGTERM. */
 const CLOSE_GRACE_MS = 2_000;
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
 
 export class LeanStdioTransport implements Transport {
   onclose?: () => void;
@@ -115,15 +117,19 @@ export class LeanStdioTransport implements Transport {
     await Promise.race([gone, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
   }
 
+  /** Lines out of the stream as they complete: each chunk is scanned once, however many lines it holds. */
   #read(chunk: string): void {
-    this.#buffer += chunk;
-    let newline = this.#buffer.indexOf('\n');
-    while (newline !== -1) {
-      const line = this.#buffer.slice(0, newline).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(newline + 1);
-      if (line.trim() !== '') this.#deliver(line);
-      newline = this.#buffer.indexOf('\n');
+    const text = this.#buffer === '' ? chunk : this.#buffer + chunk;
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      // A CRLF line ends before its CR.
+      const end = newline > start && text.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
+      const line = text.slice(start, end);
+      start = newline + 1;
+      // Blank lines are skipped; a message starts with `{`, and only other lines need the trim.
+      if (line.charCodeAt(0) === OPEN_BRACE || line.trim() !== '') this.#deliver(line);
     }
+    this.#buffer = start === 0 ? text : text.slice(start);
     if (this.#buffer.length > MAX_LINE_CHARS) {
       this.onerror?.(new Error(`the server wrote more than ${MAX_LINE_CHARS} characters without a newline`));
       this.#child?.kill('SIGKILL');
