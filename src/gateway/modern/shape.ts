@@ -18,14 +18,20 @@ export interface CachePolicy {
 }
 
 export function withServerInfo(result: JsonObject): JsonObject {
-  const meta = isJsonObject(result._meta) ? result._meta : {};
-  return { ...result, _meta: { ...meta, [META.serverInfo]: SERVER_INFO } };
+  return { ...result, _meta: metaWithServerInfo(result) };
 }
 
-/** A final result as a 2026 client gets it. */
-/** `cache` is asked only for the results that carry cache hints (lists, reads). */
+function metaWithServerInfo(result: JsonObject): JsonObject {
+  const meta = isJsonObject(result._meta) ? result._meta : undefined;
+  return meta ? { ...meta, [META.serverInfo]: SERVER_INFO } : { [META.serverInfo]: SERVER_INFO };
+}
+
+/**
+ * A final result as a 2026 client gets it: one copy of the upstream's result (every 2026 call
+ * passes here). `cache` is asked only for the results that carry cache hints (lists, reads).
+ */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
-  const shaped: JsonObject = withServerInfo({ ...result, resultType: 'complete' });
+  const shaped: JsonObject = { ...result, resultType: 'complete', _meta: metaWithServerInfo(result) };
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
     const { listsFreshForMs, privateViews } = cache();
