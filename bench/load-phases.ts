@@ -19,6 +19,9 @@ interface LoadPhase {
 }
 
 // 4 rounds for the judged phase: more rounds than it takes for each target to run early and late alike.
+// 8 at 50 in flight, where one target's turn lasts a fraction of a second: this machine's speed
+// moves by up to 2x within seconds (the same build ran 47 to 100 us of CPU per call in successive
+// rounds), and more, shorter turns spread those swings over every target alike.
 // The sequential echo comes first in a run, on cold processes, so its warm-up is long enough for V8
 // to have optimised the gateway's path: one caller at a time, a fresh gateway answered its first
 // 2,000 calls at a p50 of 1.0 ms and the next 6,000 at 0.5-0.6 ms (min-proxy: 0.67 then 0.5), so a
@@ -32,7 +35,7 @@ export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
     loads: [lightLoad],
     scenarios: {
       sequential: { label: 'sequential', workers: 1, warmupCalls: 3_000, warmupMaxMs: 5_000, calls: 1_000, maxDurationMs: 3_000, rounds: 4 },
-      concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: 6_000, maxDurationMs: 5_000, rounds: 4 },
+      concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: 12_000, maxDurationMs: 10_000, rounds: 8 },
     },
     targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-stdio-2026', 'gw-stdio-2025-traced', 'gw-redis-2025', 'gw-redis-2026', 'mcp-proxy', 'min-proxy', 'http-direct', 'gw-http-2025', 'gw-http-2026'],
   },
