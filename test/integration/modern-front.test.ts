@@ -142,6 +142,20 @@ describe('input from the client across eras (2025 upstream, 2026 client)', () =>
     expect(JSON.stringify(result.content)).toContain(CLIENT_ROOTS[0]!.uri);
   });
 
+  it('a roots/list the upstream sends on its own, while a call of a client without roots is the only one in flight, is refused upstream; the call goes on', async () => {
+    // On a shared connection the gateway can only tie a server's request to the one call in
+    // flight. Servers ask for roots as they start (server-everything does, 350 ms after
+    // initialize): a call that happened to be in flight then must not fail for want of roots.
+    const scheduled = await post('tools/call', { name: 'interactive__roots_unasked', arguments: { ms: 300 } }, 'interactive__roots_unasked');
+    expect(scheduled.status).toBe(200);
+    const slow = await post('tools/call', { name: 'interactive__slow', arguments: { ms: 1_000, tag: 'roots-unasked' } }, 'interactive__slow');
+    expect(slow.status).toBe(200);
+    expect(JSON.stringify(slow.body.result)).toContain('slept 1000 ms');
+    const outcome = await post('tools/call', { name: 'interactive__roots_unasked_outcome', arguments: {} }, 'interactive__roots_unasked_outcome');
+    const [{ text }] = (outcome.body.result as { content: [{ text: string }] }).content;
+    expect(JSON.parse(text)).toEqual([expect.stringContaining('the client does not support roots/list (it did not declare the "roots" capability)')]);
+  });
+
   it('a client that did not declare the capability the upstream asks for gets 400 -32021', async () => {
     const { status, body } = await post('tools/call', { name: 'interactive__ask_elicitation', arguments: { message: 'raw?' } }, 'interactive__ask_elicitation');
     expect(status).toBe(400);

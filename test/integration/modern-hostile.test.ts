@@ -428,11 +428,19 @@ describe('2026 capabilities and sessions', () => {
   it.each([
     ['sampling', 'interactive__ask_sampling', { prompt: 'hello' }],
     ['elicitation', 'interactive__ask_elicitation', { message: 'hello' }],
-    ['roots', 'interactive__ask_roots', {}],
   ])('refuses a call whose upstream needs %s from a client that did not declare it with 400 and -32021', async (capability, name, args) => {
     const answer = await post(main.url, modernRequest('tools/call', { name, arguments: args }, envelope({})));
     expectRefused(answer, 400, -32021);
     expect((answer.body as { error: { data: unknown } }).error.data).toEqual({ requiredCapabilities: { [capability]: {} } });
+  });
+
+  it("refuses an upstream's roots/list to a client that did not declare roots, as a 2025 client would, and answers the call with what the upstream made of it", async () => {
+    // Roots are context a server may ask for at any time, not a step of one call: a roots/list
+    // tied to this call only because it was the one in flight must not fail it (modern-front.test.ts).
+    const answer = await post(main.url, modernRequest('tools/call', { name: 'interactive__ask_roots', arguments: {} }, envelope({})));
+    const result = resultOf(answer);
+    expect(result).toMatchObject({ resultType: 'complete', isError: true });
+    expect(JSON.stringify(result.content)).toContain('roots/list');
   });
 
   it('serves a request that carries both an envelope and an Mcp-Session-Id statelessly, ignoring the session', async () => {

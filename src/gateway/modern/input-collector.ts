@@ -110,9 +110,15 @@ export class InputCollector {
   #ask(request: UpstreamServerRequest): Promise<JsonObject> {
     const capability = missingCapability(request.method, this.capabilities);
     if (capability !== undefined) {
+      const refusal = new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`);
+      // Roots are context a server fetches on its own schedule (as it starts, on roots/list_changed),
+      // so on a shared connection a roots/list may land on a call that has nothing to do with it:
+      // the upstream is told no, as a 2025 client without roots would tell it, and the call goes on.
+      // Sampling and elicitation are steps of the call that asks: it is refused with -32021.
+      if (capability === 'roots') return Promise.reject(refusal);
       this.#missing = capability;
       this.#wake?.();
-      return Promise.reject(new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`));
+      return Promise.reject(refusal);
     }
     this.#counter += 1;
     const key = `${KEY_PREFIX[request.method] ?? 'input'}-${this.#counter}`;
