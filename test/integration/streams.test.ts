@@ -173,20 +173,33 @@ describe.each(['memory', 'redis', 'two replicas'] as const)('streams and notific
       const firstPriming = await first.next();
       await second.next();
 
-      // Three unsolicited messages for this session: list changes from three new tools.
+      // Three unsolicited messages for this session: list changes from three new tools, each one
+      // seen before the next tool is added. (Added back to back, two changes may reach the gateway
+      // before it has listed the first, and then rightly make one announcement.)
       const trigger = await client();
-      for (const name of ['stream_a', 'stream_b', 'stream_c']) await callText(trigger, 'interactive__add_tool', { name: `${name}_${store}` });
       const seen: { stream: 'first' | 'second'; id: string }[] = [];
+      let allAdded = false;
       const collect = async (connection: typeof first, stream: 'first' | 'second') => {
         for (;;) {
-          // Until the stream has had nothing for a while (a loaded machine may take over a second
-          // to fan a change out); a duplicate arriving meanwhile would be seen.
+          // Once every tool is added, until the stream has had nothing for a while (a loaded
+          // machine may take over a second to fan a change out); a duplicate arriving meanwhile
+          // would be seen.
           const event = await connection.next(3_000).catch(() => undefined);
-          if (!event) return;
+          if (!event) {
+            if (allAdded) return;
+            continue;
+          }
           if (event.message?.method === 'notifications/tools/list_changed') seen.push({ stream, id: event.id ?? '' });
         }
       };
-      await Promise.all([collect(first, 'first'), collect(second, 'second')]);
+      const collecting = Promise.all([collect(first, 'first'), collect(second, 'second')]);
+      for (const name of ['stream_a', 'stream_b', 'stream_c']) {
+        const before = seen.length;
+        await callText(trigger, 'interactive__add_tool', { name: `${name}_${store}` });
+        await expect.poll(() => seen.length, { message: `the list change for ${name}`, timeout: 10_000 }).toBeGreaterThan(before);
+      }
+      allAdded = true;
+      await collecting;
       expect(seen).toHaveLength(3);
       expect(new Set(seen.map((event) => event.id)).size).toBe(3);
 
