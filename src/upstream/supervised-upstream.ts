@@ -4,6 +4,7 @@
 // is pinged (health-check.ts) and dropped when a ping fails or when requests keep failing to reach
 // it (circuit.ts); either way it is reconnected like a crashed one.
 import type { Logger } from '../observe/logger.js';
+import { copyWith } from '../protocol/copy-with.js';
 import type { UpstreamConfig } from '../config/schema.js';
 import { CarriedStateRecorder } from './carried-state.js';
 import { ConsecutiveFailures } from './circuit.js';
@@ -165,7 +166,7 @@ export class SupervisedUpstream implements Upstream {
     const connection = this.#connection;
     if (!connection || this.#state !== 'ready') throw this.unavailability() ?? new UpstreamUnavailableError(this.name, this.#whyUnavailable());
     try {
-      const result = await connection.request(method, params, { ...options, timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
+      const result = await connection.request(method, params, copyWith(options, { timeoutMs: options.timeoutMs ?? this.config.timeoutMs }));
       if (this.#connection === connection) this.#failures.succeeded();
       this.#carried.succeeded(method, params);
       return result;

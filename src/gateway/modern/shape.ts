@@ -1,5 +1,6 @@
 // What makes a result a 2026-07-28 result: `resultType`, the server's identity in `_meta`, and on
 // the cacheable methods honest cache hints. Errors get the codes a 2026 client may receive.
+import { copyWith } from '../../protocol/copy-with.js';
 import { GATEWAY_IMPLEMENTATION } from '../../version.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcId, JsonRpcResponse } from '../json-rpc.js';
@@ -18,20 +19,19 @@ export interface CachePolicy {
 }
 
 export function withServerInfo(result: JsonObject): JsonObject {
-  return { ...result, _meta: metaWithServerInfo(result) };
+  return copyWith(result, { _meta: metaWithServerInfo(result) });
 }
 
 function metaWithServerInfo(result: JsonObject): JsonObject {
-  const meta = isJsonObject(result._meta) ? result._meta : undefined;
-  return meta ? { ...meta, [META.serverInfo]: SERVER_INFO } : { [META.serverInfo]: SERVER_INFO };
+  return copyWith(isJsonObject(result._meta) ? result._meta : undefined, { [META.serverInfo]: SERVER_INFO });
 }
 
 /**
- * A final result as a 2026 client gets it: one copy of the upstream's result (every 2026 call
- * passes here). `cache` is asked only for the results that carry cache hints (lists, reads).
+ * A final result as a 2026 client gets it: one copy of the upstream's result, made with copyWith
+ * (every 2026 call passes here). `cache` is asked only for the results that carry cache hints.
  */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
-  const shaped: JsonObject = { ...result, resultType: 'complete', _meta: metaWithServerInfo(result) };
+  const shaped: JsonObject = copyWith(result, { resultType: 'complete', _meta: metaWithServerInfo(result) });
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
     const { listsFreshForMs, privateViews } = cache();

@@ -1,0 +1,22 @@
+// `{ ...object, ...additions }` written as a loop, for the copies made on every request. On Node 20's
+// V8 each key that an object literal adds after a spread, when the spread object lacks it, costs
+// ~0.5 us (the copy's map has no transition to reuse): a 2026 result took ~1 us to get `resultType`
+// and `_meta` (3% of the gateway's CPU per call in a profile), against ~0.05 us for this loop in a
+// micro-benchmark on the same shapes. A key the object already has costs nothing extra either way,
+// so `{ ...params, name }` on a tools/call stays a spread.
+
+/** A fresh object with `object`'s own enumerable keys, then `additions`' (which win), in that order. */
+export function copyWith<T extends object, A extends object>(object: T | undefined, additions: A): Omit<T, keyof A> & A {
+  const copy: Record<string, unknown> = {};
+  if (object !== undefined) {
+    for (const key of Object.keys(object)) setOwn(copy, key, (object as Record<string, unknown>)[key]);
+  }
+  for (const key of Object.keys(additions)) setOwn(copy, key, (additions as Record<string, unknown>)[key]);
+  return copy as Omit<T, keyof A> & A;
+}
+
+/** As a spread defines keys: `__proto__` (a key JSON.parse can produce) becomes a plain property, never the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
