@@ -11,7 +11,7 @@ import type { SessionEvents } from '../../session/events.js';
 import type { SessionRecord, SessionStore } from '../../session/store.js';
 import { acceptsJsonAndEventStream } from '../accept.js';
 import { isJsonContentType, parseJsonBody } from '../json-body.js';
-import { CLOSE_CONNECTION } from '../middleware/body-size.js';
+import { tooLargeRefusal } from '../middleware/body-size.js';
 import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-lookup.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
@@ -52,7 +52,7 @@ export class McpPost {
     const body = await exchange.readBody(maxBodyBytes);
     if (!body.ok) {
       if (!body.tooLarge) return exchange.abandon();
-      return exchange.refuse({ status: 413, code: TransportCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`, headers: CLOSE_CONNECTION });
+      return exchange.refuse(tooLargeRefusal(maxBodyBytes));
     }
     const parsed = parseJsonBody(body.bytes);
     if (!parsed.ok) return exchange.refuse({ status: 400, code: TransportCode.ParseError, message: `Parse error: ${parsed.reason}` });

@@ -9,14 +9,14 @@ import type { Tracing } from '../../observe/tracing/tracing.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { HttpDrain } from '../drain.js';
 import type { BearerAuth } from '../middleware/bearer-auth.js';
-import { CLOSE_CONNECTION } from '../middleware/body-size.js';
+import { declaresTooLarge, tooLargeRefusal } from '../middleware/body-size.js';
 import type { OriginCheck } from '../middleware/origin-guard.js';
 import type { RateLimitCheck } from '../middleware/rate-limit.js';
 import type { RequestRecorder } from '../middleware/observe-requests.js';
 import { requestIdFrom } from '../middleware/request-id.js';
 import { HttpRequestTrace } from '../request-trace.js';
 import { SESSION_HEADER } from '../session-lookup.js';
-import { storeUnavailable, TransportCode } from '../transport-errors.js';
+import { storeUnavailable } from '../transport-errors.js';
 import type { McpPost } from './mcp-post.js';
 import { NodeExchange } from './node-exchange.js';
 
@@ -60,10 +60,7 @@ export function messageFront(options: MessageFrontOptions, next: RequestListener
       if (refused) return exchange.refuse(refused);
     }
     if (outcome && 'problem' in outcome) return exchange.refuse(path.auth!.refusal(outcome.problem, exchange));
-    const declared = exchange.header('content-length');
-    if (declared !== undefined && !(Number(declared) <= maxBodyBytes)) {
-      return exchange.refuse({ status: 413, code: TransportCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`, headers: CLOSE_CONNECTION });
-    }
+    if (declaresTooLarge(exchange.header('content-length'), maxBodyBytes)) return exchange.refuse(tooLargeRefusal(maxBodyBytes));
     await post.serve(exchange, path.endpoint);
   }
 

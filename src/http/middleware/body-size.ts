@@ -1,19 +1,25 @@
 // Refuses a body whose declared length is over the limit before reading any of it. The connection
 // is closed with the answer: the unread body would otherwise be taken for the next request.
 import type { MiddlewareHandler } from 'hono';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { refuseWithHono, type Refusal } from '../request-head.js';
+import { TransportCode } from '../transport-errors.js';
 
 export const CLOSE_CONNECTION = { Connection: 'close' };
 
-export function tooLarge(c: Parameters<MiddlewareHandler>[0], maxBytes: number): Response {
-  return transportError(c, 413, TransportCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBytes} bytes`, CLOSE_CONNECTION);
+/** The answer to a body over the limit, declared or found while reading (either front). */
+export function tooLargeRefusal(maxBytes: number): Refusal {
+  return { status: 413, code: TransportCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${maxBytes} bytes`, headers: CLOSE_CONNECTION };
+}
+
+/** Whether a Content-Length header declares more than `maxBytes` (or is not a number). */
+export function declaresTooLarge(contentLength: string | undefined, maxBytes: number): boolean {
+  return contentLength !== undefined && !(Number(contentLength) <= maxBytes);
 }
 
 export function bodySize({ maxBytes }: { maxBytes: number }): MiddlewareHandler {
   if (!Number.isInteger(maxBytes) || maxBytes <= 0) throw new Error(`bodySize: maxBytes must be a positive integer, got ${maxBytes}`);
   return async function bodySizeMiddleware(c, next) {
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && !(Number(declared) <= maxBytes)) return tooLarge(c, maxBytes);
+    if (declaresTooLarge(c.req.header('content-length'), maxBytes)) return refuseWithHono(c, tooLargeRefusal(maxBytes));
     await next();
   };
 }

@@ -22,7 +22,8 @@ import type { SessionStore } from '../../session/store.js';
 import type { AppEnv } from '../app-env.js';
 import { responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
-import { tooLarge } from '../middleware/body-size.js';
+import { tooLargeRefusal } from '../middleware/body-size.js';
+import { refuseWithHono } from '../request-head.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { QueuedReply } from '../sse/queued-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
@@ -104,7 +105,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       return transportError(c, 400, TransportCode.BadRequest, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}"`);
     }
     const parsed = await readJson(c, options.maxBodyBytes);
-    if (!parsed.ok && parsed.tooLarge) return tooLarge(c, options.maxBodyBytes);
+    if (!parsed.ok && parsed.tooLarge) return refuseWithHono(c, tooLargeRefusal(options.maxBodyBytes));
     if (!parsed.ok) return transportError(c, 400, TransportCode.ParseError, `Parse error: ${parsed.reason}`);
     if (Array.isArray(parsed.value)) {
       return transportError(c, 400, TransportCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not part of protocol version 2024-11-05');
