@@ -9,9 +9,10 @@
 // one of the gateway's routes or "other"; `mcp_endpoint` (only when config `endpoints` is set) is a
 // configured endpoint's name or "default". Never arguments, tokens, session ids or URIs.
 import { withTimeout } from './with-timeout.js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
+import { HotCounter, HotHistogram } from './hot-metrics.js';
 import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
 import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
 import type { Upstream, UpstreamState } from '../upstream/types.js';
@@ -109,13 +110,14 @@ export class GatewayMetrics {
   /** Feeds the request and notification metrics; add it to GatewayOptions.observers. */
   readonly observer: GatewayObserver;
 
-  readonly #rpcRequests: Counter<'method' | 'server' | 'outcome' | 'era' | 'mcp_endpoint'>;
-  readonly #rpcDuration: Histogram<'method' | 'server'>;
+  // The series every request updates are hot-metrics.ts's; the rest are prom-client's.
+  readonly #rpcRequests: HotCounter<'method' | 'server' | 'outcome' | 'era' | 'mcp_endpoint'>;
+  readonly #rpcDuration: HotHistogram<'method' | 'server'>;
   readonly #notifications: Counter<'method'>;
   readonly #upstreamUp: Gauge<'server'>;
   readonly #upstreamRestarts: Counter<'server'>;
   readonly #upstreamConnectFailures: Counter<'server'>;
-  readonly #httpRequests: Counter<'route' | 'method' | 'status'>;
+  readonly #httpRequests: HotCounter<'route' | 'method' | 'status'>;
   readonly #limitRefusals: Counter<'server' | 'kind'>;
   readonly #authChallenges: Counter<'server' | 'status'>;
   readonly #sessionsActive: Gauge;
@@ -133,14 +135,14 @@ export class GatewayMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
-    this.#rpcRequests = new Counter({
+    this.#rpcRequests = new HotCounter({
       name: 'switchboard_rpc_requests_total',
       help: `JSON-RPC requests from clients, by MCP method, upstream server ("" when the gateway answered alone), outcome (ok | error | denied) and protocol era (2025: a session; 2026: stateless)${endpoints ? ', and MCP endpoint (a configured endpoint\'s name, or "default" for server.path)' : ''}`,
       // Not "endpoint": the Prometheus Operator puts a target label of that name on every series.
       labelNames: endpoints ? ['method', 'server', 'outcome', 'era', 'mcp_endpoint'] : ['method', 'server', 'outcome', 'era'],
       registers,
     });
-    this.#rpcDuration = new Histogram({
+    this.#rpcDuration = new HotHistogram({
       name: 'switchboard_rpc_duration_seconds',
       help: 'Time from receiving a JSON-RPC request to having its response, by MCP method and upstream server',
       labelNames: ['method', 'server'],
@@ -177,7 +179,7 @@ export class GatewayMetrics {
       labelNames: ['server', 'status'],
       registers,
     });
-    this.#httpRequests = new Counter({
+    this.#httpRequests = new HotCounter({
       name: 'switchboard_http_requests_total',
       help: 'HTTP requests answered, by route, HTTP method and status code',
       labelNames: ['route', 'method', 'status'],
@@ -330,7 +332,7 @@ export class GatewayMetrics {
 
   /** One answered HTTP request; `route` must come from a fixed set (see observe-requests.ts). */
   countHttpRequest(route: string, method: string, status: number): void {
-    this.#httpRequests.inc({ route, method, status: String(status) });
+    this.#httpRequests.inc(route, method, statusLabel(status));
   }
 
   /**
@@ -338,7 +340,7 @@ export class GatewayMetrics {
    * status page's recent rates are computed from (observe/recent-rates.ts). Read on a timer, never
    * on the request path.
    */
-  async rpcTotals(): Promise<Map<string, RpcTotals>> {
+  rpcTotals(): Promise<Map<string, RpcTotals>> {
     const totals = new Map<string, { requests: number; errors: number; denied: number; buckets: number[] }>();
     const of = (server: string) => {
       let entry = totals.get(server);
@@ -348,21 +350,21 @@ export class GatewayMetrics {
       }
       return entry;
     };
-    for (const { labels, value } of (await this.#rpcRequests.get()).values) {
-      const entry = of(String(labels.server ?? ''));
+    for (const { labels, value } of this.#rpcRequests.series) {
+      const entry = of(labels.server);
       entry.requests += value;
       if (labels.outcome === 'error') entry.errors += value;
       else if (labels.outcome === 'denied') entry.denied += value;
     }
-    for (const sample of (await this.#rpcDuration.get()).values) {
-      if (sample.metricName !== 'switchboard_rpc_duration_seconds_bucket') continue;
-      // prom-client's bucket samples carry `le` besides the histogram's own labels.
-      const le = (sample.labels as { le?: string | number }).le;
-      const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-      const index = RPC_DURATION_BOUNDS.indexOf(bound);
-      if (index !== -1) of(String(sample.labels.server ?? '')).buckets[index]! += sample.value;
+    for (const { labels, counts } of this.#rpcDuration.series) {
+      const { buckets } = of(labels.server);
+      let cumulative = 0;
+      counts.forEach((count, index) => {
+        cumulative += count;
+        buckets[index]! += cumulative;
+      });
     }
-    return totals;
+    return Promise.resolve(totals);
   }
 
   /** The text exposition format, with its content type. */
@@ -374,9 +376,9 @@ export class GatewayMetrics {
     const method = RPC_METHODS.has(event.method) ? event.method : OTHER;
     const server = event.server !== undefined && this.#isServer(event.server) ? serverSlug(event.server) : GATEWAY_SERVER_LABEL;
     const era = event.era === 'modern' ? '2026' : '2025';
-    if (this.#endpointLabel) this.#rpcRequests.inc({ method, server, outcome: event.outcome, era, mcp_endpoint: event.endpoint ?? DEFAULT_ENDPOINT });
-    else this.#rpcRequests.inc({ method, server, outcome: event.outcome, era });
-    this.#rpcDuration.observe({ method, server }, event.durationMs / 1000);
+    if (this.#endpointLabel) this.#rpcRequests.inc(method, server, event.outcome, era, event.endpoint ?? DEFAULT_ENDPOINT);
+    else this.#rpcRequests.inc(method, server, event.outcome, era);
+    this.#rpcDuration.observe(event.durationMs / 1000, method, server);
     // `kind` comes from a fixed set; a refusal always names a configured server.
     if (event.reason !== undefined && LIMIT_REFUSAL_REASONS.has(event.reason) && server !== GATEWAY_SERVER_LABEL) {
       this.#limitRefusals.inc({ server, kind: event.reason });
@@ -387,6 +389,17 @@ export class GatewayMetrics {
     const method = NOTIFICATION_METHODS.has(event.method) ? event.method : OTHER;
     this.#notifications.inc({ method }, event.sessions);
   }
+}
+
+/** "200" for 200: a status's label is made once, not per request. */
+const statusLabels = new Map<number, string>();
+function statusLabel(status: number): string {
+  let label = statusLabels.get(status);
+  if (label === undefined) {
+    label = String(status);
+    statusLabels.set(status, label);
+  }
+  return label;
 }
 
 /**

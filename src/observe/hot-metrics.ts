@@ -1,0 +1,180 @@
+// A counter and a histogram for the metrics every request updates. prom-client validates and hashes
+// the labels object on each inc() and observe(): ~1 us per request for the three series a tool
+// call touches, ~3% of the gateway's CPU per call (bench profile). Here label values lead down a
+// tree of Maps to their series' cell once, and counting is a field update (~0.04 us). The
+// registry still writes the exposition: these answer its get() as prom-client's own metrics do,
+// so the text Prometheus scrapes is the same, line for line.
+import type { Metric, Registry } from 'prom-client';
+
+type Labels<N extends string> = Record<N, string>;
+
+/** The series of one set of label values; `labels` is what the exposition prints. */
+interface Series<N extends string> {
+  readonly labels: Readonly<Labels<N>>;
+}
+
+/** Series by their label values, in the order of the metric's label names. */
+class SeriesTree<N extends string, S extends Series<N>> {
+  #root = new Map<string, unknown>();
+  #all: S[] = [];
+
+  constructor(
+    private readonly labelNames: readonly N[],
+    private readonly create: (labels: Labels<N>) => S,
+  ) {}
+
+  /** The series of these label values, created on first use; as many values as label names. */
+  find(values: readonly string[]): S {
+    let node = this.#root;
+    const last = this.labelNames.length - 1;
+    for (let depth = 0; depth < last; depth++) {
+      let next = node.get(values[depth]!) as Map<string, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(values[depth]!, next);
+      }
+      node = next;
+    }
+    const found = node.get(values[last]!) as S | undefined;
+    if (found !== undefined) return found;
+    if (values.length !== this.labelNames.length) throw new Error(`expected ${this.labelNames.length} label values, got ${values.length}`);
+    const labels = {} as Labels<N>;
+    this.labelNames.forEach((name, index) => (labels[name] = values[index]!));
+    const series = this.create(labels);
+    node.set(values[last]!, series);
+    this.#all.push(series);
+    return series;
+  }
+
+  get all(): readonly S[] {
+    return this.#all;
+  }
+
+  clear(): void {
+    this.#root = new Map();
+    this.#all = [];
+  }
+}
+
+interface MetricShape<N extends string> {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly N[];
+  readonly registers: readonly Registry[];
+}
+
+export interface CounterSeries<N extends string> extends Series<N> {
+  value: number;
+}
+
+/** A counter with labels; `inc('tools/call', 'everything', ...)` takes values in labelNames' order. */
+export class HotCounter<N extends string> {
+  readonly type = 'counter';
+  readonly aggregator = 'sum';
+  name: string;
+  readonly help: string;
+  readonly #series: SeriesTree<N, CounterSeries<N>>;
+
+  constructor({ name, help, labelNames, registers }: MetricShape<N>) {
+    this.name = name;
+    this.help = help;
+    this.#series = new SeriesTree(labelNames, (labels) => ({ labels, value: 0 }));
+    for (const registry of registers) registry.registerMetric(this as unknown as Metric);
+  }
+
+  inc(...values: string[]): void {
+    this.#series.find(values).value += 1;
+  }
+
+  /** Every series counted so far, with its value. */
+  get series(): readonly Readonly<CounterSeries<N>>[] {
+    return this.#series.all;
+  }
+
+  /** What prom-client's Registry reads at scrape time. */
+  get(): Promise<{ name: string; help: string; type: 'counter'; aggregator: 'sum'; values: { labels: Labels<N>; value: number }[] }> {
+    const values = this.#series.all.map(({ labels, value }) => ({ labels: { ...labels }, value }));
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+  }
+
+  reset(): void {
+    this.#series.clear();
+  }
+}
+
+export interface HistogramSeries<N extends string> extends Series<N> {
+  /** Observations per bucket, not cumulative: counts[i] fell in (bounds[i-1], bounds[i]]; the last is +Inf. */
+  readonly counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** A histogram with labels; `observe(value, 'tools/call', 'everything')`. */
+export class HotHistogram<N extends string> {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  name: string;
+  readonly help: string;
+  /** Upper bounds, ascending, +Inf last. */
+  readonly bounds: readonly number[];
+  readonly #series: SeriesTree<N, HistogramSeries<N>>;
+
+  constructor({ name, help, labelNames, registers, buckets }: MetricShape<N> & { readonly buckets: readonly number[] }) {
+    this.name = name;
+    this.help = help;
+    this.bounds = [...buckets, Number.POSITIVE_INFINITY];
+    this.#series = new SeriesTree(labelNames, (labels) => ({ labels, counts: this.bounds.map(() => 0), sum: 0, count: 0 }));
+    for (const registry of registers) registry.registerMetric(this as unknown as Metric);
+  }
+
+  observe(value: number, ...values: string[]): void {
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    const series = this.#series.find(values);
+    let bucket = 0;
+    while (value > this.bounds[bucket]!) bucket++;
+    series.counts[bucket]! += 1;
+    series.sum += value;
+    series.count += 1;
+  }
+
+  get series(): readonly Readonly<HistogramSeries<N>>[] {
+    return this.#series.all;
+  }
+
+  /**
+   * What prom-client's Registry reads to write the exposition: its histograms' samples, `le` as
+   * the sample's own label and the series' labels shared, so that each line reads
+   * `name_bucket{le="0.005",method="tools/call",server="everything"} 3`, as theirs do.
+   */
+  getForPromString(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: HistogramSample<N>[] }> {
+    const values: HistogramSample<N>[] = [];
+    for (const series of this.#series.all) {
+      let cumulative = 0;
+      this.bounds.forEach((bound, index) => {
+        cumulative += series.counts[index]!;
+        const le = bound === Number.POSITIVE_INFINITY ? '+Inf' : bound;
+        values.push({ labels: { le }, sharedLabels: series.labels, value: cumulative, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: {}, sharedLabels: series.labels, value: series.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels: series.labels, value: series.count, metricName: `${this.name}_count` });
+    }
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+  }
+
+  /** The same samples with each one's labels in one object, as prom-client's get() gives them. */
+  async get(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: { labels: Record<string, string | number>; value: number; metricName: string }[] }> {
+    const data = await this.getForPromString();
+    return { ...data, values: data.values.map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...labels, ...sharedLabels }, value, metricName })) };
+  }
+
+  reset(): void {
+    this.#series.clear();
+  }
+}
+
+interface HistogramSample<N extends string> {
+  readonly labels: { le?: number | string };
+  readonly sharedLabels: Readonly<Labels<N>>;
+  readonly value: number;
+  readonly metricName: string;
+}
