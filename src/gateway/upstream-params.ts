@@ -10,9 +10,12 @@
 // tracing off, a client's trace context passes through untouched like its other `_meta` keys: the
 // gateway is then transparent to tracing, and the upstream still joins the client's trace.
 import type { Caller } from './caller.js';
+import { copyWithout, setOwn } from '../protocol/copy-with.js';
 import { isJsonObject, type JsonObject } from './json.js';
 
 const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+/** The params that are the gateway's business, never passed on as the client sent them. */
+const GATEWAY_PARAMS: ReadonlySet<string> = new Set(['_meta', 'inputResponses', 'requestState']);
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 /** W3C Trace Context in `_meta` (SEP-414; unprefixed by exception, 2026-07-28 basic/index). */
@@ -42,26 +45,30 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
   if (!modernUpstream && !retry && !span && params._meta === undefined && params.inputResponses === undefined && params.requestState === undefined) {
     return params;
   }
-  const { _meta: clientMeta, inputResponses: clientResponses, requestState: _state, ...rest } = params;
+  const forwarded: JsonObject = copyWithout(params, GATEWAY_PARAMS) as JsonObject;
+  const { _meta: clientMeta, inputResponses: clientResponses } = params;
   const meta: JsonObject = {};
+  let metaKeys = 0;
   if (isJsonObject(clientMeta)) {
-    for (const [key, value] of Object.entries(clientMeta)) {
+    for (const key of Object.keys(clientMeta)) {
       if (key.startsWith(RESERVED_META_PREFIX)) continue;
       if (key === 'progressToken' && progressMapped) continue;
-      meta[key] = value;
+      setOwn(meta, key, clientMeta[key]);
+      metaKeys += 1;
     }
   }
   if (span) {
     meta[META_TRACEPARENT] = span.traceparent;
     if (span.tracestate === undefined) delete meta[META_TRACESTATE];
     else meta[META_TRACESTATE] = span.tracestate;
+    metaKeys += 1;
   }
   if (modernUpstream) {
     meta[META_CLIENT_CAPABILITIES] = caller.clientCapabilities;
     if (caller.logLevel !== undefined) meta[META_LOG_LEVEL] = caller.logLevel;
+    metaKeys += 1;
   }
-  const forwarded: JsonObject = rest;
-  if (Object.keys(meta).length > 0) forwarded._meta = meta;
+  if (metaKeys > 0) forwarded._meta = meta;
   if (retry) {
     forwarded.inputResponses = retry.inputResponses;
     if (retry.requestState !== undefined) forwarded.requestState = retry.requestState;

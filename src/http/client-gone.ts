@@ -32,10 +32,12 @@ export function responseGone(outgoing: ServerResponse): Cancellation {
         listener();
         return () => {};
       }
+      // on/off rather than once: every 2026 call listens, and once() wraps each listener in
+      // another closure. 'close' is emitted once per response anyway.
       const onClose = () => {
         if (!outgoing.writableFinished) listener();
       };
-      outgoing.once('close', onClose);
+      outgoing.on('close', onClose);
       return () => outgoing.off('close', onClose);
     },
   };

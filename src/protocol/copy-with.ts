@@ -15,8 +15,20 @@ export function copyWith<T extends object, A extends object>(object: T | undefin
   return copy as Omit<T, keyof A> & A;
 }
 
+/**
+ * `const { a, b, ...rest } = object` written as a loop, for the same reason: an object rest is a
+ * runtime call on Node 20, ~0.3 us for a 2026 request's params.
+ */
+export function copyWithout<T extends object>(object: T, excluded: ReadonlySet<string>): Partial<T> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    if (!excluded.has(key)) setOwn(copy, key, (object as Record<string, unknown>)[key]);
+  }
+  return copy as Partial<T>;
+}
+
 /** As a spread defines keys: `__proto__` (a key JSON.parse can produce) becomes a plain property, never the prototype. */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   else target[key] = value;
 }

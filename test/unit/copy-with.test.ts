@@ -1,7 +1,7 @@
 // copyWith stands in for `{ ...object, ...additions }` on the request path: the same keys, values
 // and order, and the same treatment of a `__proto__` key that JSON.parse made.
 import { describe, expect, it } from 'vitest';
-import { copyWith } from '../../src/protocol/copy-with.js';
+import { copyWith, copyWithout } from '../../src/protocol/copy-with.js';
 
 describe('copyWith', () => {
   it.each([
@@ -35,5 +35,30 @@ describe('copyWith', () => {
     expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"name":"x","extra":1}');
     expect(JSON.stringify(copy)).toBe(JSON.stringify({ ...hostile, extra: 1 }));
+  });
+});
+
+describe('copyWithout', () => {
+  const EXCLUDED = new Set(['_meta', 'requestState']);
+
+  it('is an object rest: the other keys, in their order, and the original untouched', () => {
+    const params = { name: 'echo', _meta: { a: 1 }, arguments: { x: 1 }, requestState: 's', z: undefined };
+    const { _meta, requestState, ...rest } = params;
+    const copy = copyWithout(params, EXCLUDED);
+    expect(Object.keys(copy)).toEqual(Object.keys(rest));
+    expect(copy).toEqual(rest);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(rest));
+    expect(params).toEqual({ name: 'echo', _meta: { a: 1 }, arguments: { x: 1 }, requestState: 's', z: undefined });
+    expect([_meta, requestState]).toEqual([{ a: 1 }, 's']);
+  });
+
+  it('keeps a __proto__ key from JSON as a plain property, as a rest does', () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "_meta": {}, "name": "x"}') as Record<string, unknown>;
+    const copy = copyWithout(hostile, EXCLUDED);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    const { _meta, ...rest } = hostile;
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(rest));
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"name":"x"}');
   });
 });
