@@ -3,7 +3,12 @@
 // drift falls on both alike. On a shared machine, two runs of the full bench minutes apart differ
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
 // The baseline is a directory holding another build's `dist/` (a worktree of the commit before,
-// built), or this checkout with --node-arg to weigh a Node option.
+// built), or this checkout with --node-arg to weigh a Node option. Each gateway is warmed up as in
+// the bench (a fresh one spends several times its steady cost per call in its first thousands of
+// calls), and each pair's verdict is the median of its rounds' paired ratios, which one slow stretch
+// of the machine moves less than it moves the totals. Pairs (--pairs, fresh processes each) because
+// one gateway process can run 10-25% above another of the same build for its whole life here:
+// the verdict is the median over pairs, every other pair started in the other order.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +25,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     era: { type: 'string', default: '2025' },
     rounds: { type: 'string', default: '8' },
+    pairs: { type: 'string', default: '6' },
     workers: { type: 'string', default: '50' },
     'log-level': { type: 'string', default: 'info' },
     /** Node options for this build's gateway only: to weigh a V8 flag against the same build without it. */
@@ -33,14 +39,34 @@ const era = values.era as Era;
 if (era !== '2025' && era !== '2026') throw new Error(`--era: 2025 or 2026, got ${values.era}`);
 const rounds = Number(values.rounds);
 const workers = Number(values.workers);
+const pairs = Number(values.pairs);
+if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs: a whole number of gateway pairs, at least 1, got ${values.pairs}`);
 
 const everything = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] };
 const spec = TARGET_SPECS[era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
 const progress = (message: string): void => void process.stderr.write(`bench:ab: ${message}\n`);
 
 try {
+  const pairRatios: number[] = [];
+  for (let pair = 0; pair < pairs; pair += 1) {
+    // Every other pair starts this build first: what start order does falls on both builds alike.
+    const builds = [['baseline', baselineCli], ['this build', undefined]] as const;
+    const ratio = await comparePair(pair % 2 === 0 ? builds : [builds[1], builds[0]], `pair ${pair + 1} of ${pairs}`);
+    if (ratio !== undefined) pairRatios.push(ratio);
+    await stopAll();
+  }
+  if (pairRatios.length > 1) {
+    process.stdout.write(`front CPU per call, this build vs baseline, median of ${pairRatios.length} pairs: ${percent(median(pairRatios))} (each pair: ${pairRatios.map(percent).join(', ')})\n`);
+  }
+} finally {
+  await stopAll();
+  removeRunDir();
+}
+
+/** One pair of fresh gateways, rounds interleaved; the median of the rounds' ratios (this build / baseline). */
+async function comparePair(builds: readonly (readonly [string, string | undefined])[], title: string): Promise<number | undefined> {
   const targets: Target[] = [];
-  for (const [label, cli] of [['baseline', baselineCli], ['this build', undefined]] as const) {
+  for (const [label, cli] of builds) {
     const front = await startGateway({
       label: label.replace(' ', '-'),
       config: { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mrtr: { stateSecret: BENCH_STATE_SECRET }, mcpServers: { everything } },
@@ -51,25 +77,51 @@ try {
     const upstreamPid = front.upstreamPids('server-everything')[0];
     targets.push({ ...spec, name: label, label, endpoint: { kind: 'http', url: front.url }, frontPid: front.pid, ...(upstreamPid !== undefined && { upstreamPid }) });
   }
+  // Each round's front CPU per call, by target, in round order.
+  const perRound = new Map<string, number[]>(targets.map((target) => [target.name, []]));
   const comparison = await compareTargets({
     phase: 'echo',
     load: lightLoad,
     operation: 'echo',
-    scenario: { label: `${workers} concurrent ${era}`, workers, warmupCalls: 1_000, calls: rounds * 3_000, maxDurationMs: rounds * 4_000, rounds },
+    scenario: { label: `${workers} concurrent ${era}`, workers, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: rounds * 3_000, maxDurationMs: rounds * 4_000, rounds },
     targets,
-    progress,
+    hooks: {
+      before: () => Promise.resolve(),
+      after: (target, result) => {
+        const perCall = cpu(result);
+        if (perCall !== undefined) perRound.get(target.name)!.push(perCall);
+        return Promise.resolve();
+      },
+    },
+    progress: (message) => progress(`${title}: ${message}`),
   });
-  process.stdout.write(`${comparisonTable([comparison])}\n`);
-  const [base, current] = comparison.results.map(({ result }) => result);
-  const cpu = (result: PhaseResult | undefined): number | undefined => {
-    const front = result?.cpuMs?.front;
-    return front === undefined || result === undefined ? undefined : front / result.samples.length;
-  };
-  const [baseCpu, currentCpu] = [cpu(base), cpu(current)];
+  process.stdout.write(`${title}, ${builds[0]![0]} started first\n${comparisonTable([comparison])}\n`);
+  const result = (name: string) => comparison.results.find(({ target }) => target.name === name)?.result;
+  const [baseCpu, currentCpu] = [cpu(result('baseline')), cpu(result('this build'))];
   if (baseCpu !== undefined && currentCpu !== undefined) {
-    process.stdout.write(`front CPU per call: baseline ${baseCpu.toFixed(3)} ms, this build ${currentCpu.toFixed(3)} ms (${((currentCpu / baseCpu - 1) * 100).toFixed(1)}%)\n`);
+    process.stdout.write(`front CPU per call: baseline ${baseCpu.toFixed(3)} ms, this build ${currentCpu.toFixed(3)} ms (${percent(currentCpu / baseCpu)})\n`);
   }
-} finally {
-  await stopAll();
-  removeRunDir();
+  const [baseRounds, currentRounds] = [perRound.get('baseline')!, perRound.get('this build')!];
+  const ratios = currentRounds.flatMap((perCall, round) => (baseRounds[round] === undefined ? [] : [perCall / baseRounds[round]]));
+  if (ratios.length === 0) return undefined;
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const quartiles = `${percent(sorted[Math.floor(sorted.length / 4)]!)} to ${percent(sorted[Math.floor((sorted.length * 3) / 4)]!)}`;
+  process.stdout.write(`front CPU per call, this build vs baseline, median of ${ratios.length} rounds: ${percent(median(ratios))} (middle half of the rounds: ${quartiles})\n\n`);
+  return median(ratios);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function cpu(result: PhaseResult | undefined): number | undefined {
+  const front = result?.cpuMs?.front;
+  return front === undefined || result === undefined || result.samples.length === 0 ? undefined : front / result.samples.length;
+}
+
+function percent(ratio: number): string {
+  const change = (ratio - 1) * 100;
+  return `${change > 0 ? '+' : ''}${change.toFixed(1)}%`;
 }

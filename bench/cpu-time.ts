@@ -7,8 +7,39 @@ import { readdirSync, readFileSync } from 'node:fs';
 // (it is fixed for user space, whatever the kernel's internal HZ), so it is not looked up.
 const TICKS_PER_SECOND = 100;
 
-/** User + system CPU time of `pid` so far, in ms (10 ms resolution), or undefined where /proc is not there. */
+/**
+ * CPU time `pid` has used so far, in ms, or undefined where /proc is not there: the time each of its
+ * threads spent running, to the nanosecond, from /proc/<pid>/task/<tid>/schedstat. A round of 1,500
+ * calls at 0.05 ms each is 75 ms of CPU, which the 10 ms ticks of /proc/<pid>/stat (the fallback,
+ * for kernels without schedstat) would measure to within 13% only. Threads that have ended no
+ * longer count here; a front's threads (libuv's pool, V8's) live as long as it does.
+ */
 export function cpuTimeMs(pid: number): number | undefined {
+  return scheduledTimeMs(pid) ?? tickTimeMs(pid);
+}
+
+function scheduledTimeMs(pid: number): number | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined; // no /proc, or the process is gone
+  }
+  let total = 0;
+  let read = 0;
+  for (const task of tasks) {
+    try {
+      // The first field: nanoseconds on a CPU.
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ', 1)[0]);
+      read += 1;
+    } catch {
+      // This thread ended meanwhile (or the kernel keeps no schedstat: then none is read).
+    }
+  }
+  return read > 0 && Number.isFinite(total) ? total / 1e6 : undefined;
+}
+
+function tickTimeMs(pid: number): number | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

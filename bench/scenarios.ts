@@ -27,7 +27,8 @@ export interface Scenario {
 /** Something done around each measured round of a target: the profiler, when asked for. */
 export interface RoundHooks {
   before(target: Target): Promise<void>;
-  after(target: Target): Promise<void>;
+  /** `result`: the round's own figures (bench:ab compares builds round by round). */
+  after(target: Target, result: PhaseResult): Promise<void>;
 }
 
 // The warm-up is for the JIT and the connection pools; a few seconds is plenty, and it must not stall the run.
@@ -61,8 +62,9 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       for (const target of order) {
         const clients = groups.get(target)!.clients;
         await hooks?.before(target);
-        rounds.get(target)!.push(await measured(target, () => runWorkers(clients, scenario.calls / scenario.rounds, scenario.maxDurationMs / scenario.rounds)));
-        await hooks?.after(target);
+        const result = await measured(target, () => runWorkers(clients, scenario.calls / scenario.rounds, scenario.maxDurationMs / scenario.rounds));
+        rounds.get(target)!.push(result);
+        await hooks?.after(target, result);
       }
     }
     return { phase, load: load.name, scenario: scenario.label, results: targets.map((target) => ({ target: { name: target.name, label: target.label }, result: combine(rounds.get(target)!) })) };
