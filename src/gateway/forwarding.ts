@@ -6,7 +6,7 @@
 // (upstream-span.ts), whose context the upstream gets in `_meta`.
 import type { SessionRecord } from '../session/store.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
-import type { ProgressUpdate, Upstream } from '../upstream/types.js';
+import type { ProgressUpdate, Upstream, UpstreamRequestOptions } from '../upstream/types.js';
 import type { Caller } from './caller.js';
 import type { RequestTrace } from './handler-context.js';
 import type { InFlightRequest } from './in-flight.js';
@@ -66,7 +66,7 @@ export class UpstreamForwarding {
       const send = this.#sender(caller, isolatedServer !== undefined, request.isolation, server, inFlight, onProgress, request.span);
       const progressMapped = onProgress !== undefined;
       const toUpstream = (answers?: UpstreamRetry) =>
-        send(method, params, (modernUpstream, span) => upstreamParams(params, { caller, modernUpstream, progressMapped, ...(answers && { retry: answers }), ...(span && { span }) }));
+        send(method, params, (modernUpstream, span) => upstreamParams(params, { caller, modernUpstream, progressMapped, retry: answers, span }));
       const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
       // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
       // a 2025 session is asked on its own streams, and the upstream retried with the answers.
@@ -134,15 +134,16 @@ export class UpstreamForwarding {
       const upstream = this.options.upstreams.get(server);
       if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
       const modern = speaksModern(upstream);
-      const options = { cancel: inFlight, ...(onProgress && { onProgress }) };
-      inFlight.servers.add(server);
+      // Without a spread: this is every request to a shared upstream.
+      const options: UpstreamRequestOptions = onProgress ? { cancel: inFlight, onProgress } : { cancel: inFlight };
+      inFlight.waitOn(server);
       try {
         if (!parentSpan) return await upstream.request(method, shape(modern, undefined), options);
         const info = upstream.info;
         const target = { server, modern, transport: info && (info.transport === 'stdio' ? ('stdio' as const) : ('http' as const)), protocolVersion: info?.protocolVersion };
         return await traced(parentSpan, method, params, target, (span) => upstream.request(method, shape(modern, span), options));
       } finally {
-        inFlight.servers.delete(server);
+        inFlight.doneWith(server);
       }
     };
   }

@@ -22,8 +22,14 @@ export type InputChannel = (request: UpstreamServerRequest) => Promise<JsonObjec
  * stdio and HTTP request paths of 2025 upstreams listen through `onCancel` instead.
  */
 export class InFlightRequest implements Cancellation {
-  /** Upstreams this request is waiting on. */
-  readonly servers = new Set<string>();
+  /** Where the registry keeps it: its caller's key and its id. */
+  readonly key: string;
+  /**
+   * The upstreams this request is waiting on, as a set: the first in a field of its own, since
+   * almost every request waits on one upstream and a Set per request is a cost on every call.
+   */
+  #server: string | undefined;
+  #moreServers: Set<string> | undefined;
   readonly #cancellation = new CancelSource();
   #reason = 'cancelled by the client';
   #controller: AbortController | undefined;
@@ -34,7 +40,25 @@ export class InFlightRequest implements Cancellation {
     readonly related: RelatedChannel | undefined,
     /** Set for 2026 callers; a 2025 session is asked on its own streams (server-requests.ts). */
     readonly input: InputChannel | undefined,
-  ) {}
+  ) {
+    this.key = key(caller.key, requestId);
+  }
+
+  /** The request now waits on `server` too. */
+  waitOn(server: string): void {
+    if (this.#server === undefined || this.#server === server) this.#server = server;
+    else (this.#moreServers ??= new Set()).add(server);
+  }
+
+  /** The request no longer waits on `server`. */
+  doneWith(server: string): void {
+    if (this.#server === server) this.#server = undefined;
+    else this.#moreServers?.delete(server);
+  }
+
+  waitsOn(server: string): boolean {
+    return this.#server === server || this.#moreServers?.has(server) === true;
+  }
 
   get signal(): AbortSignal {
     if (!this.#controller) {
@@ -66,13 +90,12 @@ export class InFlightRegistry {
 
   start(caller: Caller, requestId: JsonRpcId, related: RelatedChannel | undefined, input?: InputChannel): InFlightRequest {
     const request = new InFlightRequest(caller, requestId, related, input);
-    this.#requests.set(key(caller.key, requestId), request);
+    this.#requests.set(request.key, request);
     return request;
   }
 
   finish(request: InFlightRequest): void {
-    const requestKey = key(request.caller.key, request.requestId);
-    if (this.#requests.get(requestKey) === request) this.#requests.delete(requestKey);
+    if (this.#requests.get(request.key) === request) this.#requests.delete(request.key);
   }
 
   /** Aborts a request of this replica; false when it is not here (it may be on another replica). */
@@ -98,7 +121,7 @@ export class InFlightRegistry {
     let waiting = 0;
     const callers = new Set<string>();
     for (const request of this.#requests.values()) {
-      if (!request.servers.has(server)) continue;
+      if (!request.waitsOn(server)) continue;
       first ??= request;
       waiting += 1;
       callers.add(request.caller.key);

@@ -69,7 +69,9 @@ export class LeanRequests {
       }
       if (!this.#pending.has(id)) return;
       this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
-      this.transport.send({ jsonrpc: '2.0', id, method, ...(sent && { params: sent }) } as JSONRPCMessage).catch((error: unknown) => {
+      // Without a spread for the optional params: this is every request of every client.
+      const message = (sent ? { jsonrpc: '2.0', id, method, params: sent } : { jsonrpc: '2.0', id, method }) as JSONRPCMessage;
+      this.transport.send(message).catch((error: unknown) => {
         this.#settle(id)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
       });
     });

@@ -8,7 +8,8 @@ import { routePrompt, routeTool } from '../routing.js';
 export const callTool: MethodHandler = async (params, context) => {
   if (typeof params.name !== 'string') throw rpcErrors.invalidParams('"name" must be a string');
   const tool = routeTool(context.view, context.routing, params.name);
-  Object.assign(context.trace, { server: tool.server, name: tool.name });
+  context.trace.server = tool.server;
+  context.trace.name = tool.name;
   const result = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name });
   return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
 };
@@ -16,7 +17,8 @@ export const callTool: MethodHandler = async (params, context) => {
 export const getPrompt: MethodHandler = async (params, context) => {
   if (typeof params.name !== 'string') throw rpcErrors.invalidParams('"name" must be a string');
   const prompt = routePrompt(context.view, context.routing, params.name);
-  Object.assign(context.trace, { server: prompt.server, name: prompt.name });
+  context.trace.server = prompt.server;
+  context.trace.name = prompt.name;
   const result = await context.forward(prompt.server, 'prompts/get', { ...params, name: prompt.name });
   return isPrefixed(context, prompt.server) ? exposePromptUris(result, prompt.server) : result;
 };

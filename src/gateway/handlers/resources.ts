@@ -9,7 +9,8 @@ import { isPrefixed } from './calls.js';
 export const readResource: MethodHandler = async (params, context) => {
   if (typeof params.uri !== 'string') throw rpcErrors.invalidParams('"uri" must be a string');
   const target = routeUri(context.view, context.routing, params.uri);
-  Object.assign(context.trace, { server: target.server, name: target.uri });
+  context.trace.server = target.server;
+  context.trace.name = target.uri;
   let result;
   try {
     result = await context.forward(target.server, 'resources/read', { ...params, uri: target.uri });
