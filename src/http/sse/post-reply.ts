@@ -30,8 +30,8 @@ export class PostReply {
   readonly related: RelatedChannel;
   #stream: { id: string; sse: SseStream<void> } | undefined;
   #finished = false;
-  /** Appends and writes happen in order, one after another. */
-  #chain: Promise<void> = Promise.resolve();
+  /** Appends and writes happen in order, one after another; none until something goes on a stream. */
+  #chain: Promise<void> | undefined;
 
   constructor(private readonly options: PostReplyOptions) {
     this.related = { send: (message) => this.#sendRelated(message) };
@@ -85,7 +85,7 @@ export class PostReply {
   #enqueue(message: JsonRpcNotification | JsonRpcRequest | JsonRpcResponse): Promise<void> {
     const stream = this.#stream;
     if (!stream) return Promise.resolve();
-    this.#chain = this.#chain.then(async () => {
+    this.#chain = (this.#chain ?? Promise.resolve()).then(async () => {
       let eventId: string | undefined;
       try {
         eventId = await this.options.events.append(this.options.sessionId, stream.id, message as unknown as EventMessage);
