@@ -63,42 +63,56 @@ interface MetricShape<N extends string> {
   readonly registers: readonly Registry[];
 }
 
+/**
+ * What both kinds share: the name and help the exposition prints, the series by label values, and
+ * registration with prom-client's registries, which take any object that answers get() and reset().
+ */
+abstract class HotMetric<N extends string, S extends Series<N>> {
+  readonly aggregator = 'sum';
+  /** Not readonly: a registry writing OpenMetrics renames counters (drops `_total`). */
+  name: string;
+  readonly help: string;
+  protected readonly seriesTree: SeriesTree<N, S>;
+
+  constructor({ name, help, labelNames, registers }: MetricShape<N>) {
+    this.name = name;
+    this.help = help;
+    this.seriesTree = new SeriesTree(labelNames, (labels) => this.newSeries(labels));
+    for (const registry of registers) registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** Every series so far, in the order they were first used. */
+  get series(): readonly Readonly<S>[] {
+    return this.seriesTree.all;
+  }
+
+  reset(): void {
+    this.seriesTree.clear();
+  }
+
+  protected abstract newSeries(labels: Labels<N>): S;
+}
+
 export interface CounterSeries<N extends string> extends Series<N> {
   value: number;
 }
 
 /** A counter with labels; `inc('tools/call', 'everything', ...)` takes values in labelNames' order. */
-export class HotCounter<N extends string> {
+export class HotCounter<N extends string> extends HotMetric<N, CounterSeries<N>> {
   readonly type = 'counter';
-  readonly aggregator = 'sum';
-  name: string;
-  readonly help: string;
-  readonly #series: SeriesTree<N, CounterSeries<N>>;
-
-  constructor({ name, help, labelNames, registers }: MetricShape<N>) {
-    this.name = name;
-    this.help = help;
-    this.#series = new SeriesTree(labelNames, (labels) => ({ labels, value: 0 }));
-    for (const registry of registers) registry.registerMetric(this as unknown as Metric);
-  }
 
   inc(...values: string[]): void {
-    this.#series.find(values).value += 1;
-  }
-
-  /** Every series counted so far, with its value. */
-  get series(): readonly Readonly<CounterSeries<N>>[] {
-    return this.#series.all;
+    this.seriesTree.find(values).value += 1;
   }
 
   /** What prom-client's Registry reads at scrape time. */
   get(): Promise<{ name: string; help: string; type: 'counter'; aggregator: 'sum'; values: { labels: Labels<N>; value: number }[] }> {
-    const values = this.#series.all.map(({ labels, value }) => ({ labels: { ...labels }, value }));
+    const values = this.seriesTree.all.map(({ labels, value }) => ({ labels: { ...labels }, value }));
     return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
   }
 
-  reset(): void {
-    this.#series.clear();
+  protected newSeries(labels: Labels<N>): CounterSeries<N> {
+    return { labels, value: 0 };
   }
 }
 
@@ -110,35 +124,24 @@ export interface HistogramSeries<N extends string> extends Series<N> {
 }
 
 /** A histogram with labels; `observe(value, 'tools/call', 'everything')`. */
-export class HotHistogram<N extends string> {
+export class HotHistogram<N extends string> extends HotMetric<N, HistogramSeries<N>> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  name: string;
-  readonly help: string;
   /** Upper bounds, ascending, +Inf last. */
   readonly bounds: readonly number[];
-  readonly #series: SeriesTree<N, HistogramSeries<N>>;
 
-  constructor({ name, help, labelNames, registers, buckets }: MetricShape<N> & { readonly buckets: readonly number[] }) {
-    this.name = name;
-    this.help = help;
-    this.bounds = [...buckets, Number.POSITIVE_INFINITY];
-    this.#series = new SeriesTree(labelNames, (labels) => ({ labels, counts: this.bounds.map(() => 0), sum: 0, count: 0 }));
-    for (const registry of registers) registry.registerMetric(this as unknown as Metric);
+  constructor(shape: MetricShape<N> & { readonly buckets: readonly number[] }) {
+    super(shape);
+    this.bounds = [...shape.buckets, Number.POSITIVE_INFINITY];
   }
 
   observe(value: number, ...values: string[]): void {
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-    const series = this.#series.find(values);
+    const series = this.seriesTree.find(values);
     let bucket = 0;
     while (value > this.bounds[bucket]!) bucket++;
     series.counts[bucket]! += 1;
     series.sum += value;
     series.count += 1;
-  }
-
-  get series(): readonly Readonly<HistogramSeries<N>>[] {
-    return this.#series.all;
   }
 
   /**
@@ -148,7 +151,7 @@ export class HotHistogram<N extends string> {
    */
   getForPromString(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: HistogramSample<N>[] }> {
     const values: HistogramSample<N>[] = [];
-    for (const series of this.#series.all) {
+    for (const series of this.seriesTree.all) {
       let cumulative = 0;
       this.bounds.forEach((bound, index) => {
         cumulative += series.counts[index]!;
@@ -167,8 +170,8 @@ export class HotHistogram<N extends string> {
     return { ...data, values: data.values.map(({ labels, sharedLabels, value, metricName }) => ({ labels: { ...labels, ...sharedLabels }, value, metricName })) };
   }
 
-  reset(): void {
-    this.#series.clear();
+  protected newSeries(labels: Labels<N>): HistogramSeries<N> {
+    return { labels, counts: this.bounds.map(() => 0), sum: 0, count: 0 };
   }
 }
 
