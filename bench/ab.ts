@@ -86,7 +86,6 @@ async function comparePair(builds: readonly (readonly [string, string | undefine
     scenario: { label: `${workers} concurrent ${era}`, workers, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: rounds * 3_000, maxDurationMs: rounds * 4_000, rounds },
     targets,
     hooks: {
-      before: () => Promise.resolve(),
       after: (target, result) => {
         const perCall = cpu(result);
         if (perCall !== undefined) perRound.get(target.name)!.push(perCall);

@@ -26,7 +26,7 @@ export interface Scenario {
 
 /** Something done around each measured round of a target: the profiler, when asked for. */
 export interface RoundHooks {
-  before(target: Target): Promise<void>;
+  before?(target: Target): Promise<void>;
   /** `result`: the round's own figures (bench:ab compares builds round by round). */
   after(target: Target, result: PhaseResult): Promise<void>;
 }
@@ -61,7 +61,7 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       progress(`${title}: round ${round + 1} of ${scenario.rounds}`);
       for (const target of order) {
         const clients = groups.get(target)!.clients;
-        await hooks?.before(target);
+        await hooks?.before?.(target);
         const result = await measured(target, () => runWorkers(clients, scenario.calls / scenario.rounds, scenario.maxDurationMs / scenario.rounds));
         rounds.get(target)!.push(result);
         await hooks?.after(target, result);

@@ -48,27 +48,23 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
   const forwarded: JsonObject = copyWithout(params, GATEWAY_PARAMS) as JsonObject;
   const { _meta: clientMeta, inputResponses: clientResponses } = params;
   const meta: JsonObject = {};
-  let metaKeys = 0;
   if (isJsonObject(clientMeta)) {
     for (const key of Object.keys(clientMeta)) {
       if (key.startsWith(RESERVED_META_PREFIX)) continue;
       if (key === 'progressToken' && progressMapped) continue;
       setOwn(meta, key, clientMeta[key]);
-      metaKeys += 1;
     }
   }
   if (span) {
     meta[META_TRACEPARENT] = span.traceparent;
     if (span.tracestate === undefined) delete meta[META_TRACESTATE];
     else meta[META_TRACESTATE] = span.tracestate;
-    metaKeys += 1;
   }
   if (modernUpstream) {
     meta[META_CLIENT_CAPABILITIES] = caller.clientCapabilities;
     if (caller.logLevel !== undefined) meta[META_LOG_LEVEL] = caller.logLevel;
-    metaKeys += 1;
   }
-  if (metaKeys > 0) forwarded._meta = meta;
+  if (Object.keys(meta).length > 0) forwarded._meta = meta;
   if (retry) {
     forwarded.inputResponses = retry.inputResponses;
     if (retry.requestState !== undefined) forwarded.requestState = retry.requestState;

@@ -15,6 +15,18 @@ export function copyWith<T extends object, A extends object>(object: T | undefin
   return copy as Omit<T, keyof A> & A;
 }
 
+/** `object._meta` (when it is an object) with `key` set, as a fresh object: `{ ...object._meta, [key]: value }`. */
+export function metaWith(object: { readonly _meta?: unknown } | undefined, key: string, value: unknown): Record<string, unknown> {
+  const meta = object?._meta;
+  const own = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta : undefined;
+  return copyWith(own, { [key]: value });
+}
+
+/** `object` with `key` set in a fresh copy of its `_meta`: `{ ...object, _meta: { ...object._meta, [key]: value } }`. */
+export function withMetaEntry<T extends object>(object: T | undefined, key: string, value: unknown): Omit<T, '_meta'> & { _meta: Record<string, unknown> } {
+  return copyWith(object, { _meta: metaWith(object, key, value) });
+}
+
 /**
  * `const { a, b, ...rest } = object` written as a loop, for the same reason: an object rest is a
  * runtime call on Node 20, ~0.3 us for a 2026 request's params.

@@ -6,7 +6,7 @@
 // of the SDK's, its schema checks of the result, and its bookkeeping promises (measured with
 // `npm run bench -- --profile`). Timeouts share one coarse sweep instead of a timer each.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { copyWith } from '../protocol/copy-with.js';
+import { withMetaEntry } from '../protocol/copy-with.js';
 import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
 import type { JsonObject, ProgressUpdate, UpstreamRequestOptions } from './types.js';
 
@@ -152,7 +152,5 @@ export class LeanRequests {
 }
 
 function withProgressToken(params: JsonObject | undefined, token: string): JsonObject {
-  const meta = params?._meta;
-  const ownMeta = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as JsonObject) : {};
-  return copyWith(params, { _meta: copyWith(ownMeta, { progressToken: token }) });
+  return withMetaEntry(params, 'progressToken', token);
 }

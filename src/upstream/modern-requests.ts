@@ -10,7 +10,7 @@
 //   - ping does not exist; server/discover is the cheap request every modern server must answer.
 // Everything else goes out as it is; the SDK adds the reserved `_meta` envelope, under any keys
 // the caller set itself (see types.ts).
-import { copyWith } from '../protocol/copy-with.js';
+import { withMetaEntry } from '../protocol/copy-with.js';
 import { mirroredHeaders } from '../protocol/mirrored-params.js';
 import { UpstreamRpcError } from './errors.js';
 import type { ModernListens } from './modern-listens.js';
@@ -96,7 +96,7 @@ export function withLogLevel(params: JsonObject | undefined, level: string | und
   if (level === undefined) return params;
   const meta = isObject(params?._meta) ? params._meta : {};
   if (meta[LOG_LEVEL_META_KEY] !== undefined) return params;
-  return copyWith(params, { _meta: copyWith(meta, { [LOG_LEVEL_META_KEY]: level }) });
+  return withMetaEntry(params, LOG_LEVEL_META_KEY, level);
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -1,7 +1,7 @@
 // copyWith stands in for `{ ...object, ...additions }` on the request path: the same keys, values
 // and order, and the same treatment of a `__proto__` key that JSON.parse made.
 import { describe, expect, it } from 'vitest';
-import { copyWith, copyWithout } from '../../src/protocol/copy-with.js';
+import { copyWith, copyWithout, metaWith, withMetaEntry } from '../../src/protocol/copy-with.js';
 
 describe('copyWith', () => {
   it.each([
@@ -60,5 +60,32 @@ describe('copyWithout', () => {
     const { _meta, ...rest } = hostile;
     expect(JSON.stringify(copy)).toBe(JSON.stringify(rest));
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"name":"x"}');
+  });
+});
+
+describe('withMetaEntry', () => {
+  it.each<[string, { name: string; _meta?: unknown }]>([
+    ['an object with a _meta', { name: 'x', _meta: { a: 1 } }],
+    ['an object without one', { name: 'x' }],
+    ['an object whose _meta is not an object', { name: 'x', _meta: ['no'] }],
+  ])('is `{ ...object, _meta: { ...object._meta, [key]: value } }` for %s, the original untouched', (_label, object) => {
+    const before = JSON.stringify(object);
+    const meta = Array.isArray(object._meta) ? {} : (object._meta as object | undefined);
+    const spread = { ...object, _meta: { ...meta, token: 7 } };
+    const copy = withMetaEntry(object, 'token', 7);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(spread));
+    expect(JSON.stringify(metaWith(object, 'token', 7))).toBe(JSON.stringify(spread._meta));
+    expect(JSON.stringify(object)).toBe(before);
+  });
+
+  it('starts from nothing when there is no object', () => {
+    expect(withMetaEntry(undefined, 'token', 7)).toEqual({ _meta: { token: 7 } });
+  });
+
+  it('keeps a __proto__ key of _meta from JSON as a plain property', () => {
+    const hostile = JSON.parse('{"_meta": {"__proto__": {"polluted": true}}}') as { _meta: unknown };
+    const copy = withMetaEntry(hostile, 'token', 7);
+    expect(Object.getPrototypeOf(copy._meta)).toBe(Object.prototype);
+    expect(JSON.stringify(copy)).toBe('{"_meta":{"__proto__":{"polluted":true},"token":7}}');
   });
 });

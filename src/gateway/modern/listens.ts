@@ -7,7 +7,7 @@
 // subscriptions of 2025 sessions.
 import type { Principal } from '../../auth/principal.js';
 import type { Logger } from '../../observe/logger.js';
-import { copyWith } from '../../protocol/copy-with.js';
+import { withMetaEntry } from '../../protocol/copy-with.js';
 import type { Bus } from '../../session/bus.js';
 import type { Upstream } from '../../upstream/types.js';
 import type { AccessViews } from '../access.js';
@@ -216,8 +216,7 @@ export class Listens {
 }
 
 function tagged(id: JsonRpcId, method: string, params: JsonObject): JsonRpcNotification {
-  const meta = isJsonObject(params._meta) ? params._meta : {};
-  return { jsonrpc: '2.0', method, params: copyWith(params, { _meta: copyWith(meta, { [META.subscriptionId]: id }) }) };
+  return { jsonrpc: '2.0', method, params: withMetaEntry(params, META.subscriptionId, id) };
 }
 
 function isItem(value: unknown): value is [string, string] {

@@ -1,8 +1,8 @@
 // What makes a result a 2026-07-28 result: `resultType`, the server's identity in `_meta`, and on
 // the cacheable methods honest cache hints. Errors get the codes a 2026 client may receive.
-import { copyWith } from '../../protocol/copy-with.js';
+import { copyWith, metaWith, withMetaEntry } from '../../protocol/copy-with.js';
 import { GATEWAY_IMPLEMENTATION } from '../../version.js';
-import { isJsonObject, type JsonObject } from '../json.js';
+import type { JsonObject } from '../json.js';
 import type { JsonRpcId, JsonRpcResponse } from '../json-rpc.js';
 import { modernError } from './codes.js';
 import { META } from './envelope.js';
@@ -19,11 +19,7 @@ export interface CachePolicy {
 }
 
 export function withServerInfo(result: JsonObject): JsonObject {
-  return copyWith(result, { _meta: metaWithServerInfo(result) });
-}
-
-function metaWithServerInfo(result: JsonObject): JsonObject {
-  return copyWith(isJsonObject(result._meta) ? result._meta : undefined, { [META.serverInfo]: SERVER_INFO });
+  return withMetaEntry(result, META.serverInfo, SERVER_INFO);
 }
 
 /**
@@ -31,7 +27,7 @@ function metaWithServerInfo(result: JsonObject): JsonObject {
  * (every 2026 call passes here). `cache` is asked only for the results that carry cache hints.
  */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
-  const shaped: JsonObject = copyWith(result, { resultType: 'complete', _meta: metaWithServerInfo(result) });
+  const shaped: JsonObject = copyWith(result, { resultType: 'complete', _meta: metaWith(result, META.serverInfo, SERVER_INFO) });
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
     const { listsFreshForMs, privateViews } = cache();
