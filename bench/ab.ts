@@ -3,7 +3,8 @@
 // drift falls on both alike. On a shared machine, two runs of the full bench minutes apart differ
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
 // The baseline is a directory holding another build's `dist/` (a worktree of the commit before,
-// built), or this checkout with --node-arg to weigh a Node option. Each gateway is warmed up as in
+// built), or this checkout with --node-arg to weigh a Node option, or with --node to weigh another
+// Node (the image's runtime against the machine's). Each gateway is warmed up as in
 // the bench (a fresh one spends several times its steady cost per call in its first thousands of
 // calls), and each pair's verdict is the median of its rounds' paired ratios, which one slow stretch
 // of the machine moves less than it moves the totals. Pairs (--pairs, fresh processes each) because
@@ -30,9 +31,12 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     /** Node options for this build's gateway only: to weigh a V8 flag against the same build without it. */
     'node-arg': { type: 'string', multiple: true },
+    /** Another Node binary for this build's gateway only; the baseline runs on the bench's own. */
+    node: { type: 'string' },
   },
 });
-if (values.baseline === undefined) throw new Error('--baseline DIR: a checkout whose dist/ holds the build to compare with (. for this one, with --node-arg)');
+if (values.baseline === undefined) throw new Error('--baseline DIR: a checkout whose dist/ holds the build to compare with (. for this one, with --node-arg or --node)');
+if (values.node !== undefined && !existsSync(values.node)) throw new Error(`--node: no such file ${values.node}`);
 const baselineCli = join(resolve(values.baseline), 'dist/cli.js');
 if (!existsSync(baselineCli)) throw new Error(`no ${baselineCli}: build the baseline first (npm run build in that checkout)`);
 const era = values.era as Era;
@@ -73,6 +77,7 @@ async function comparePair(builds: readonly (readonly [string, string | undefine
       logLevel: values['log-level'],
       ...(cli !== undefined && { cli }),
       ...(cli === undefined && values['node-arg'] !== undefined && { nodeArgs: values['node-arg'] }),
+      ...(cli === undefined && values.node !== undefined && { node: values.node }),
     });
     const upstreamPid = front.upstreamPids('server-everything')[0];
     targets.push({ ...spec, name: label, label, endpoint: { kind: 'http', url: front.url }, frontPid: front.pid, ...(upstreamPid !== undefined && { upstreamPid }) });

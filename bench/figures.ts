@@ -23,6 +23,8 @@ export interface Figures {
   readonly callsPerSecond: number;
   /** CPU time of each process per call (successful or not); absent where it could not be read or does not apply. */
   readonly cpuMsPerCall: Readonly<Partial<Record<MeasuredProcess, number>>>;
+  /** The front's GC pauses per call, and its full collections in the phase; absent without the hooks. */
+  readonly frontGc?: { readonly msPerCall: number; readonly major: number };
 }
 
 export function figuresOf(result: PhaseResult): Figures {
@@ -41,5 +43,6 @@ export function figuresOf(result: PhaseResult): Figures {
     maxMs: summary?.max ?? Number.NaN,
     callsPerSecond: result.samples.length / (result.elapsedMs / 1000),
     cpuMsPerCall,
+    ...(result.frontGc !== undefined && { frontGc: { msPerCall: result.frontGc.ms / (result.samples.length + result.errors), major: result.frontGc.major } }),
   };
 }

@@ -19,8 +19,16 @@ export interface MemoryUsage {
   readonly gc: boolean;
 }
 
+/** What the process's garbage collector has paused it for since it started. */
+export interface GcPauses {
+  readonly ms: number;
+  /** Full (mark-compact) collections among them. */
+  readonly major: number;
+}
+
 export interface FrontControl {
   memory(): Promise<MemoryUsage>;
+  gcPauses(): Promise<GcPauses>;
   profileStart(): Promise<void>;
   /** Writes the profile since profileStart() to `file` (a .cpuprofile). */
   profileStop(file: string): Promise<void>;
@@ -59,6 +67,7 @@ export function frontControl(child: ChildProcess): FrontControl {
   };
   return {
     memory: async () => (await ask('memory')) as MemoryUsage,
+    gcPauses: async () => (await ask('gcPauses')) as GcPauses,
     profileStart: async () => void (await ask('profileStart')),
     profileStop: async (file) => void (await ask('profileStop', { file })),
   };

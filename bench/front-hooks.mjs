@@ -1,12 +1,26 @@
 // Preloaded (`node --import`) into the processes the bench puts in front of an upstream (the
 // gateway, mcp-proxy), so the bench can ask them, over the IPC channel it spawned them with, for
-// what only the process itself can give: its memory after a full GC (per-session cost), and a CPU
-// profile of exactly the phase under study (not the start-up, not the warm-up). Plain JavaScript,
+// what only the process itself can give: its memory after a full GC (per-session cost), a CPU
+// profile of exactly the phase under study (not the start-up, not the warm-up), and the time its
+// garbage collector paused it. Plain JavaScript,
 // because a TypeScript loader in the measured process would change what is measured. Without an
 // IPC channel it does nothing; with one, it never keeps the process alive.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
+
+// Every GC pause of this process since it started: the bench reads the totals around each round.
+// With the gateway's --single-threaded-gc every collection runs on the main thread, so the pauses
+// are the CPU time its GC took. A process can run for its whole life with its GC taking 3% of its
+// time or 15% (README, Benchmark), and the rounds' CPU per call alone does not say which.
+const gcPauses = { ms: 0, major: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcPauses.ms += entry.duration;
+    if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcPauses.major += 1;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 const commands = {
   /** Memory after two full GCs (when started with --expose-gc): what the live objects hold. */
@@ -16,6 +30,10 @@ const commands = {
       globalThis.gc();
     }
     return { ...process.memoryUsage(), gc: typeof globalThis.gc === 'function' };
+  },
+  /** GC pause time (ms) and full collections since the process started. */
+  async gcPauses() {
+    return { ...gcPauses };
   },
   async profileStart() {
     profiler ??= new Session();

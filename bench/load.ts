@@ -37,6 +37,8 @@ export interface PhaseResult {
   readonly elapsedMs: number;
   /** CPU time (ms) that each measured process used during the phase, where it can be read (cpu-time.ts). */
   readonly cpuMs?: Readonly<Partial<Record<MeasuredProcess, number>>>;
+  /** The front's GC pauses during the phase (front-hooks.mjs), where the front has the hooks. */
+  readonly frontGc?: { readonly ms: number; readonly major: number };
 }
 
 /** The front (gateway, mcp-proxy), the upstream (server-everything, the floor), and this process, which generates the load. */
@@ -108,11 +110,18 @@ export function combine(results: readonly PhaseResult[]): PhaseResult {
     // A sum over only some rounds would be a wrong per-call figure; then there is none.
     if (times.every((ms) => ms !== undefined)) cpuMs[name] = times.reduce((total, ms) => total + ms, 0);
   }
+  const gcs = results.map((result) => result.frontGc);
+  const frontGc = gcs.every((gc) => gc !== undefined) && gcs.length > 0 ? { ms: sum(gcs.map((gc) => gc.ms)), major: sum(gcs.map((gc) => gc.major)) } : undefined;
   return {
     samples: results.flatMap((result) => result.samples),
     errors: results.reduce((total, result) => total + result.errors, 0),
     elapsedMs: results.reduce((total, result) => total + result.elapsedMs, 0),
     ...(firstError !== undefined && { firstError }),
     cpuMs,
+    ...(frontGc !== undefined && { frontGc }),
   };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }

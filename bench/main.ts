@@ -85,6 +85,8 @@ async function main(opts: Options): Promise<number> {
     '',
     'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; front = gateway or mcp-proxy,',
     'upstream = server-everything (or the floor), load = this process.',
+    'front GC ms/call: the GC pauses of the front\'s main thread during the phase / calls, and (in brackets) its full',
+    'collections; with the gateway\'s --single-threaded-gc that is all its GC work (README, Benchmark: GC regimes).',
   ];
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);

@@ -157,6 +157,8 @@ export interface GatewayOptions {
   readonly cli?: string;
   /** Extra node options for the gateway only, e.g. `--expose-gc` or `--max-semi-space-size=64`. */
   readonly nodeArgs?: readonly string[];
+  /** Another Node binary for the gateway (the image's runtime, say); the bench's own by default. */
+  readonly node?: string;
   /** How long its upstreams may take to be ready (100 stdio servers on two cores take a while). */
   readonly readyTimeoutMs?: number;
 }
@@ -173,7 +175,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningFron
   const port = await freePort();
   const log = logFd(`gateway-${options.label}`);
   const nodeArgs = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, ...SHIPPED_NODE_FLAGS, ...(options.nodeArgs ?? [])];
-  const child = spawnTracked(process.execPath, [...nodeArgs, options.cli ?? BUILT_CLI, '--config', configFile, '--port', String(port)], {
+  const child = spawnTracked(options.node ?? process.execPath, [...nodeArgs, options.cli ?? BUILT_CLI, '--config', configFile, '--port', String(port)], {
     env: { ...process.env, LOG_LEVEL: options.logLevel },
     stdio: ['pipe', log, log, 'ipc'],
   });

@@ -80,6 +80,8 @@ export async function compareTargets({ phase, load, operation, scenario, targets
  * yardstick: what one MCP server spends on the same call.
  */
 async function measured(target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
+  // Asked outside the CPU readings: the question costs the front a little CPU of its own.
+  const gcBefore = await target.control?.gcPauses().catch(() => undefined);
   const read: [MeasuredProcess, () => number | undefined][] = [
     ['upstream', () => (target.upstreamPid === undefined ? undefined : cpuTimeMs(target.upstreamPid))],
     ['load', () => loadCpuMs()],
@@ -93,7 +95,9 @@ async function measured(target: Target, run: () => Promise<PhaseResult>): Promis
     const end = now();
     if (start !== undefined && end !== undefined) cpuMs[name] = end - start;
   });
-  return { ...result, cpuMs };
+  const gcAfter = gcBefore && (await target.control?.gcPauses().catch(() => undefined));
+  const frontGc = gcBefore && gcAfter ? { ms: gcAfter.ms - gcBefore.ms, major: gcAfter.major - gcBefore.major } : undefined;
+  return { ...result, cpuMs, ...(frontGc !== undefined && { frontGc }) };
 }
 
 /** This process's user + system CPU time in ms (all its threads, as /proc counts the others). */

@@ -3,8 +3,9 @@
 // Nothing here asserts a time; it proves the bench's parts still fit together.
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { figuresOf } from '../../bench/figures.js';
 import { lightLoad } from '../../bench/light-load.js';
-import { startFloor, stopAll } from '../../bench/processes.js';
+import { startFloor, startMinProxy, stopAll } from '../../bench/processes.js';
 import { MANY_TOOLS } from '../../bench/scale-tools-list.js';
 import { compareTargets } from '../../bench/scenarios.js';
 import { startStdioPeer, type StdioPeer } from '../../bench/stdio-peer.js';
@@ -37,6 +38,20 @@ describe('the bench', () => {
       expect(result.samples).toHaveLength(30);
     }
   });
+
+  it("reads a front's GC pauses around each of its rounds (front-hooks.mjs over IPC)", async () => {
+    // The reference proxy: a real front with the hooks preloaded, in front of server-everything.
+    const proxy = await startMinProxy();
+    const target: Target = { name: 'min-proxy', label: 'min-proxy', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid, control: proxy.control };
+    // Enough calls for several young-generation collections in a fresh process.
+    const scenario = { label: 'gc', workers: 5, warmupCalls: 20, calls: 1_000, maxDurationMs: 20_000, rounds: 2 };
+    const { results } = await compareTargets({ phase: 'echo', load: lightLoad, operation: 'echo', scenario, targets: [target], progress: () => {} });
+    const { result } = results[0]!;
+    expect(result.errors).toBe(0);
+    expect(result.frontGc?.ms).toBeGreaterThan(0);
+    expect(result.frontGc?.major).toBeGreaterThanOrEqual(0);
+    expect(figuresOf(result).frontGc?.msPerCall).toBeCloseTo(result.frontGc!.ms / result.samples.length, 9);
+  }, 60_000);
 
   it('lists 50 tools from the scale fixture, and one more after bump', async () => {
     const peer = await manyTools(50);
