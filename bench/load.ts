@@ -108,7 +108,7 @@ export function combine(results: readonly PhaseResult[]): PhaseResult {
   for (const name of MEASURED_PROCESSES) {
     const times = results.map((result) => result.cpuMs?.[name]);
     // A sum over only some rounds would be a wrong per-call figure; then there is none.
-    if (times.every((ms) => ms !== undefined)) cpuMs[name] = times.reduce((total, ms) => total + ms, 0);
+    if (times.every((ms) => ms !== undefined)) cpuMs[name] = sum(times);
   }
   const gcs = results.map((result) => result.frontGc);
   const frontGc = gcs.every((gc) => gc !== undefined) && gcs.length > 0 ? { ms: sum(gcs.map((gc) => gc.ms)), major: sum(gcs.map((gc) => gc.major)) } : undefined;

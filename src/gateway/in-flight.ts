@@ -44,9 +44,10 @@ export class InFlightRequest implements Cancellation {
     this.key = key(caller.key, requestId);
   }
 
-  /** The request now waits on `server` too. */
+  /** The request now waits on `server` too (once, however often it is said: a set). */
   waitOn(server: string): void {
-    if (this.#server === undefined || this.#server === server) this.#server = server;
+    if (this.waitsOn(server)) return;
+    if (this.#server === undefined) this.#server = server;
     else (this.#moreServers ??= new Set()).add(server);
   }
 

@@ -36,6 +36,19 @@ describe('requests in flight', () => {
     expect(registry.attribute('three')).toEqual({ kind: 'none' });
   });
 
+  it('keep an upstream once even when the first one left and it is waited on again', () => {
+    const registry = new InFlightRegistry();
+    const request = registry.start(caller('a'), 1, undefined);
+    request.waitOn('one');
+    request.waitOn('two');
+    request.doneWith('one');
+    // 'two' is already waited on: saying so again must not put it in the first place as a second copy.
+    request.waitOn('two');
+    request.doneWith('two');
+    expect(request.waitsOn('two')).toBe(false);
+    expect(registry.attribute('two')).toEqual({ kind: 'none' });
+  });
+
   it('are ambiguous on an upstream two callers wait on, and leave the registry when finished', () => {
     const registry = new InFlightRegistry();
     const first = registry.start(caller('a'), 1, undefined);
