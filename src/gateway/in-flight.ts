@@ -4,6 +4,7 @@
 // 2026 request (caller.ts); both are found here the same way.
 import { CancelSource, type Cancellation } from '../protocol/cancellation.js';
 import type { UpstreamServerRequest } from '../upstream/types.js';
+import { TransientMap } from '../support/transient-map.js';
 import type { Caller } from './caller.js';
 import type { JsonObject } from './json.js';
 import type { JsonRpcId } from './json-rpc.js';
@@ -22,8 +23,6 @@ export type InputChannel = (request: UpstreamServerRequest) => Promise<JsonObjec
  * stdio and HTTP request paths of 2025 upstreams listen through `onCancel` instead.
  */
 export class InFlightRequest implements Cancellation {
-  /** Where the registry keeps it: its caller's key and its id. */
-  readonly key: string;
   /**
    * The upstreams this request is waiting on, as a set: the first in a field of its own, since
    * almost every request waits on one upstream and a Set per request is a cost on every call.
@@ -35,14 +34,14 @@ export class InFlightRequest implements Cancellation {
   #controller: AbortController | undefined;
 
   constructor(
+    /** Where the registry keeps it: a number of this replica's, unique among its requests. */
+    readonly serial: number,
     readonly caller: Caller,
     readonly requestId: JsonRpcId,
     readonly related: RelatedChannel | undefined,
     /** Set for 2026 callers; a 2025 session is asked on its own streams (server-requests.ts). */
     readonly input: InputChannel | undefined,
-  ) {
-    this.key = key(caller.key, requestId);
-  }
+  ) {}
 
   /** The request now waits on `server` too (once, however often it is said: a set). */
   waitOn(server: string): void {
@@ -87,23 +86,37 @@ export type Attribution =
   | { readonly kind: 'ambiguous'; readonly callers: number };
 
 export class InFlightRegistry {
-  readonly #requests = new Map<string, InFlightRequest>();
+  /**
+   * By serial, in a TransientMap: a Map would keep every request's objects alive through young
+   * collections (support/transient-map.ts), and a number key, unlike a string naming the caller and
+   * the id, is no object for a discarded table to hold on to either. Finding a request by its
+   * caller and id, which only a cancellation does, looks through them all.
+   */
+  readonly #requests = new TransientMap<number, InFlightRequest>();
+  #lastSerial = 0;
 
   start(caller: Caller, requestId: JsonRpcId, related: RelatedChannel | undefined, input?: InputChannel): InFlightRequest {
-    const request = new InFlightRequest(caller, requestId, related, input);
-    this.#requests.set(request.key, request);
+    this.#lastSerial += 1;
+    const request = new InFlightRequest(this.#lastSerial, caller, requestId, related, input);
+    this.#requests.set(request.serial, request);
     return request;
   }
 
   finish(request: InFlightRequest): void {
-    if (this.#requests.get(request.key) === request) this.#requests.delete(request.key);
+    this.#requests.delete(request.serial);
   }
 
-  /** Aborts a request of this replica; false when it is not here (it may be on another replica). */
+  /**
+   * Aborts a request of this replica; false when it is not here (it may be on another replica).
+   * Should a client have reused an id while its first request is still in flight, the later one.
+   */
   cancel(callerKey: string, requestId: JsonRpcId, reason?: string): boolean {
-    const request = this.#requests.get(key(callerKey, requestId));
-    if (!request) return false;
-    request.cancel(reason ?? 'cancelled by the client');
+    let found: InFlightRequest | undefined;
+    for (const request of this.#requests.values()) {
+      if (request.requestId === requestId && request.caller.key === callerKey) found = request;
+    }
+    if (!found) return false;
+    found.cancel(reason ?? 'cancelled by the client');
     return true;
   }
 
@@ -131,8 +144,4 @@ export class InFlightRegistry {
     if (callers.size > 1) return { kind: 'ambiguous', callers: callers.size };
     return { kind: 'caller', request: first, related: waiting === 1 ? first.related : undefined };
   }
-}
-
-function key(callerKey: string, requestId: JsonRpcId): string {
-  return `${callerKey}\u0000${typeof requestId}:${requestId}`;
 }

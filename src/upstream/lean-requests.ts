@@ -7,6 +7,7 @@
 // `npm run bench -- --profile`). Timeouts share one coarse sweep instead of a timer each.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { withMetaEntry } from '../protocol/copy-with.js';
+import { TransientMap } from '../support/transient-map.js';
 import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
 import type { JsonObject, ProgressUpdate, UpstreamRequestOptions } from './types.js';
 
@@ -17,6 +18,8 @@ const PROGRESS_PREFIX = 'sbp:';
 const SWEEP_MS = 250;
 
 interface Pending {
+  /** As sent: an answer must carry exactly this id (its number alone is how it is found). */
+  readonly id: string;
   readonly method: string;
   readonly deadline: number;
   readonly timeoutMs: number;
@@ -28,7 +31,11 @@ interface Pending {
 }
 
 export class LeanRequests {
-  readonly #pending = new Map<string, Pending>();
+  /**
+   * By request number, in a TransientMap: a Map would keep every request's promise, and all it
+   * reaches, alive through young collections (support/transient-map.ts).
+   */
+  readonly #pending = new TransientMap<number, Pending>();
   #counter = 0;
   #sweep: NodeJS.Timeout | undefined;
   #closedReason: string | undefined;
@@ -54,25 +61,26 @@ export class LeanRequests {
     const { signal, cancel, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(new UpstreamCancelledError(this.server, method));
     this.#counter += 1;
-    const id = `${ID_PREFIX}${this.#counter}`;
-    const sent = onProgress ? withProgressToken(params, `${PROGRESS_PREFIX}${this.#counter}`) : params;
+    const number = this.#counter;
+    const id = `${ID_PREFIX}${number}`;
+    const sent = onProgress ? withProgressToken(params, `${PROGRESS_PREFIX}${number}`) : params;
     return new Promise<JsonObject>((resolve, reject) => {
-      const pending: Pending = { method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
-      this.#pending.set(id, pending);
+      const pending: Pending = { id, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
+      this.#pending.set(number, pending);
       // Listening starts once the request is waiting, so that a cancellation that came first (its
       // listener runs at once) finds it.
-      const onCancel = () => this.#cancel(id, new UpstreamCancelledError(this.server, method), 'cancelled by the client');
+      const onCancel = () => this.#cancel(number, new UpstreamCancelledError(this.server, method), 'cancelled by the client');
       if (cancel) pending.stopListening = cancel.onCancel(onCancel);
       else if (signal) {
         signal.addEventListener('abort', onCancel, { once: true });
         pending.stopListening = () => signal.removeEventListener('abort', onCancel);
       }
-      if (!this.#pending.has(id)) return;
+      if (!this.#pending.has(number)) return;
       this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
       // Without a spread for the optional params: this is every request of every client.
       const message = (sent ? { jsonrpc: '2.0', id, method, params: sent } : { jsonrpc: '2.0', id, method }) as JSONRPCMessage;
       this.transport.send(message).catch((error: unknown) => {
-        this.#settle(id)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
+        this.#settle(number)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
       });
     });
   }
@@ -82,7 +90,7 @@ export class LeanRequests {
     this.#closedReason = reason;
     clearInterval(this.#sweep);
     this.#sweep = undefined;
-    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new UpstreamUnavailableError(this.server, reason));
+    for (const number of [...this.#pending.keys()]) this.#settle(number)?.reject(new UpstreamUnavailableError(this.server, reason));
   }
 
   /** True when the message was an answer (or progress) for one of our requests. */
@@ -90,7 +98,7 @@ export class LeanRequests {
     if ('id' in message && !('method' in message)) {
       const id = message.id;
       if (typeof id !== 'string' || !id.startsWith(ID_PREFIX)) return false;
-      const pending = this.#settle(id);
+      const pending = this.#settle(numberIn(id, ID_PREFIX), id);
       if (!pending) return true;
       if ('result' in message) {
         const result = message.result as unknown;
@@ -106,8 +114,8 @@ export class LeanRequests {
       const params = message.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
       const token = params?.progressToken;
       if (typeof token !== 'string' || !token.startsWith(PROGRESS_PREFIX)) return false;
-      const pending = this.#pending.get(`${ID_PREFIX}${token.slice(PROGRESS_PREFIX.length)}`);
-      if (pending?.onProgress && typeof params?.progress === 'number') {
+      const pending = this.#pending.get(numberIn(token, PROGRESS_PREFIX));
+      if (pending?.onProgress && pending.id === `${ID_PREFIX}${token.slice(PROGRESS_PREFIX.length)}` && typeof params?.progress === 'number') {
         pending.onProgress({
           progress: params.progress,
           ...(typeof params.total === 'number' && { total: params.total }),
@@ -119,21 +127,21 @@ export class LeanRequests {
     return false;
   }
 
-  /** Removes a request from the waiting ones; undefined when it was no longer waiting. */
-  #settle(id: string): Pending | undefined {
-    const pending = this.#pending.get(id);
-    if (!pending) return undefined;
-    this.#pending.delete(id);
+  /** Removes a request from the waiting ones; undefined when it was no longer waiting (or `id` is not quite its id). */
+  #settle(number: number, id?: string): Pending | undefined {
+    const pending = this.#pending.get(number);
+    if (!pending || (id !== undefined && pending.id !== id)) return undefined;
+    this.#pending.delete(number);
     pending.stopListening?.();
     return pending;
   }
 
   /** Gives up on a request: the upstream is told (it may stop working on it), the caller gets `error`. */
-  #cancel(id: string, error: Error, reason: string): void {
-    const pending = this.#settle(id);
+  #cancel(number: number, error: Error, reason: string): void {
+    const pending = this.#settle(number);
     if (!pending) return;
     pending.reject(error);
-    void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as JSONRPCMessage).catch(() => {});
+    void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.id, reason } } as JSONRPCMessage).catch(() => {});
   }
 
   #expire(): void {
@@ -145,12 +153,17 @@ export class LeanRequests {
       return;
     }
     const now = Date.now();
-    for (const [id, pending] of this.#pending) {
-      if (pending.deadline <= now) this.#cancel(id, new UpstreamTimeoutError(this.server, pending.method, pending.timeoutMs), `no answer within ${pending.timeoutMs} ms`);
+    for (const [number, pending] of this.#pending) {
+      if (pending.deadline <= now) this.#cancel(number, new UpstreamTimeoutError(this.server, pending.method, pending.timeoutMs), `no answer within ${pending.timeoutMs} ms`);
     }
   }
 }
 
 function withProgressToken(params: JsonObject | undefined, token: string): JsonObject {
   return withMetaEntry(params, 'progressToken', token);
+}
+
+/** The number in one of our ids or progress tokens (`sb:12`: 12); NaN, found nowhere, if there is none. */
+function numberIn(text: string, prefix: string): number {
+  return Number(text.slice(prefix.length));
 }

@@ -61,4 +61,35 @@ describe('requests in flight', () => {
     expect(registry.cancel('b', 1)).toBe(false);
     expect(registry.cancel('a', 1)).toBe(true);
   });
+
+  it('are cancelled by their caller and id, a string id apart from the same number', () => {
+    const registry = new InFlightRegistry();
+    const numbered = registry.start(caller('a'), 7, undefined);
+    const named = registry.start(caller('a'), '7', undefined);
+    const elsewhere = registry.start(caller('b'), 7, undefined);
+    const cancelled: string[] = [];
+    numbered.onCancel(() => cancelled.push('a 7'));
+    named.onCancel(() => cancelled.push("a '7'"));
+    elsewhere.onCancel(() => cancelled.push('b 7'));
+    expect(registry.cancel('a', '7')).toBe(true);
+    expect(cancelled).toEqual(["a '7'"]);
+    expect(registry.cancel('a', 8)).toBe(false);
+    registry.finish(numbered);
+    expect(registry.cancel('a', 7)).toBe(false);
+    expect(cancelled).toEqual(["a '7'"]);
+  });
+
+  it('keep both requests of a caller that reused an id: a cancellation means the later, the end of the caller both', () => {
+    const registry = new InFlightRegistry();
+    const earlier = registry.start(caller('a'), 1, undefined);
+    const later = registry.start(caller('a'), 1, undefined);
+    const cancelled: string[] = [];
+    earlier.onCancel(() => cancelled.push('earlier'));
+    later.onCancel(() => cancelled.push('later'));
+    expect(registry.cancel('a', 1)).toBe(true);
+    expect(cancelled).toEqual(['later']);
+    registry.finish(later);
+    registry.cancelCaller('a');
+    expect(cancelled).toEqual(['later', 'earlier']);
+  });
 });
