@@ -10,6 +10,7 @@ import { RpcError, toRpcError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
+import { TransientMap } from '../support/transient-map.js';
 
 export interface ForwardedRequestOptions {
   readonly signal: AbortSignal;
@@ -48,8 +49,9 @@ const Topic = {
 } as const;
 
 export class OwnerForwarding {
-  readonly #waiting = new Map<string, Waiting>();
-  readonly #served = new Map<string, AbortController>();
+  // Requests in flight on either side, one per forwarded call: TransientMaps (support/transient-map.ts).
+  readonly #waiting = new TransientMap<string, Waiting>();
+  readonly #served = new TransientMap<string, AbortController>();
   #counter = 0;
 
   constructor(

@@ -12,6 +12,7 @@ import type { JsonRpcResponse } from './json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { SessionOutbox } from './session-outbox.js';
 import type { SessionRecord } from '../session/store.js';
+import { TransientMap } from '../support/transient-map.js';
 
 /** The client capability each relayed method needs. */
 const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {
@@ -36,7 +37,8 @@ interface Pending {
 }
 
 export class ServerRequestRelay {
-  readonly #pending = new Map<string, Pending>();
+  /** Each relayed request's callbacks, until its answer (support/transient-map.ts: not a Map). */
+  readonly #pending = new TransientMap<string, Pending>();
   #counter = 0;
   readonly #unsubscribe: () => void;
 

@@ -5,6 +5,7 @@
 // cancellation frees it; releasing twice frees it once. A waiter that is cancelled leaves the line.
 // Counts live in this process: a cap per replica. Pure apart from its timers.
 import type { Cancellation } from '../protocol/cancellation.js';
+import { TransientMap } from '../support/transient-map.js';
 
 export interface GateLimits {
   readonly maxConcurrent: number;
@@ -48,8 +49,10 @@ export class ConcurrencyGate {
   #limits: GateLimits;
   #active = 0;
   // Insertion-ordered and O(1) to remove from: a waiter that times out or is cancelled leaves from
-  // anywhere in the line.
-  readonly #waiting = new Set<Waiter>();
+  // anywhere in the line. Keyed by ticket in a TransientMap rather than a Set of waiters: under a
+  // saturated cap every call waits here, and a Set keeps them alive (support/transient-map.ts).
+  readonly #waiting = new TransientMap<number, Waiter>();
+  #lastTicket = 0;
 
   constructor(limits: GateLimits) {
     assertGateLimits(limits);
@@ -81,9 +84,10 @@ export class ConcurrencyGate {
     }
     if (this.#waiting.size >= this.#limits.maxQueued) return Promise.reject(new GateRefusedError('queue-full', this.#limits));
     const limits = this.#limits;
+    const ticket = ++this.#lastTicket;
     return new Promise<Release>((resolve, reject) => {
       const leave = () => {
-        this.#waiting.delete(waiter);
+        this.#waiting.delete(ticket);
         clearTimeout(timer);
         waiter.stopListening?.();
       };
@@ -97,7 +101,7 @@ export class ConcurrencyGate {
           reject(error);
         },
       };
-      this.#waiting.add(waiter);
+      this.#waiting.set(ticket, waiter);
       const timer = setTimeout(() => waiter.refuse(new GateRefusedError('queue-timeout', limits)), limits.queueTimeoutMs);
       timer.unref();
       // Last: a cancellation that has already happened calls back at once, and the waiter must exist by then.
@@ -127,7 +131,7 @@ export class ConcurrencyGate {
   }
 
   #admitWaiters(): void {
-    for (const waiter of this.#waiting) {
+    for (const waiter of this.#waiting.values()) {
       if (this.#active >= this.#limits.maxConcurrent) return;
       this.#active += 1;
       waiter.admit(this.#releaser());

@@ -12,6 +12,7 @@ import type { JsonRpcResponse } from '../json-rpc.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { ModernCall, RoundOutcome } from './modern-call.js';
+import { TransientMap } from '../../support/transient-map.js';
 
 /** How long an owner has to acknowledge a forwarded retry before it is taken for gone. */
 const ACK_TIMEOUT_MS = 3_000;
@@ -42,8 +43,9 @@ interface Waiting {
 }
 
 export class ParkedCalls {
-  readonly #parked = new Map<string, Parked>();
-  readonly #waiting = new Map<string, Waiting>();
+  // Calls between their rounds, and rounds waiting on another replica: TransientMaps (support/transient-map.ts).
+  readonly #parked = new TransientMap<string, Parked>();
+  readonly #waiting = new TransientMap<string, Waiting>();
   #counter = 0;
   #detach: (() => void)[] = [];
 
