@@ -18,8 +18,19 @@ interface Message {
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) throw new Error('usage: min-proxy.ts COMMAND [ARGS...]');
 const upstream = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-/** What to do with the upstream's answer to each id this proxy sent. */
-const waiting = new Map<number, (answer: Message) => void>();
+/**
+ * What to do with the upstream's answer to each id this proxy sent, in a slot emptied when the
+ * answer comes: V8 keeps whatever a Map's discarded hash tables held alive through young
+ * collections once the Map is old, and the closures hold the HTTP exchanges (src/support/transient-map.ts).
+ */
+interface Waiting {
+  answer: ((answer: Message) => void) | undefined;
+}
+const waiting = new Map<number, Waiting>();
+
+function onAnswer(id: number, answer: (answer: Message) => void): void {
+  waiting.set(id, { answer });
+}
 let nextId = 1;
 let sessions = 0;
 
@@ -34,8 +45,10 @@ upstream.stdout.on('data', (chunk: string) => {
   for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
     const message = JSON.parse(pending.slice(0, end)) as Message;
     pending = pending.slice(end + 1);
-    const answered = typeof message.id === 'number' ? waiting.get(message.id) : undefined;
+    const slot = typeof message.id === 'number' ? waiting.get(message.id) : undefined;
+    const answered = slot?.answer;
     if (answered === undefined) continue; // a notification or a request of the server's: dropped
+    slot!.answer = undefined;
     waiting.delete(message.id as number);
     answered(message);
   }
@@ -61,13 +74,13 @@ const server = createServer((req, res) => {
     if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
     const id = nextId++;
     const clientId = message.id;
-    waiting.set(id, (answer) => json(res, 200, { ...answer, id: clientId }));
+    onAnswer(id, (answer) => json(res, 200, { ...answer, id: clientId }));
     toUpstream({ ...message, id });
   });
 });
 
 // The upstream's own handshake first, then the port: ready means ready to forward.
-waiting.set(0, () => {
+onAnswer(0, () => {
   toUpstream({ jsonrpc: '2.0', method: 'notifications/initialized' });
   server.listen(Number(process.env.PORT ?? '0'), '127.0.0.1', () => {
     process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
