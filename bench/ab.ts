@@ -4,15 +4,12 @@
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
 // The baseline is a directory holding another build's `dist/` (a worktree of the commit before,
 // built), or this checkout with --node-arg to weigh a Node option, or with --node to weigh another
-// Node (the image's runtime against the machine's). Each gateway is warmed up as in
-// the bench (a fresh one spends several times its steady cost per call in its first thousands of
-// calls), and each pair's verdict is the median of its rounds' paired ratios, which one slow stretch
-// of the machine moves less than it moves the totals. Pairs (--pairs, fresh processes each) because
-// one gateway process can run 10-25% above another of the same build for its whole life here:
-// the verdict is the median over pairs, every other pair started in the other order.
-// --full-gc runs a full collection in each gateway after its warm-up, which puts a Node 20 process
-// in the GC regime a long-running one is in (README, Benchmark: GC regimes): what a change saves
-// in allocation shows there more than in a fresh process.
+// Node (the image's runtime against the machine's). Each gateway is warmed up and has a full GC,
+// as in the bench (a fresh one spends several times its steady cost per call in its first
+// thousands of calls, and its first full collection changes its GC for good: README, "GC
+// regimes"), and each pair's verdict is the median of its rounds' paired ratios, which one slow
+// stretch of the machine moves less than it moves the totals. Pairs (--pairs, fresh processes
+// each): the verdict is the median over pairs, every other pair started in the other order.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,8 +33,6 @@ const { values } = parseArgs({
     'node-arg': { type: 'string', multiple: true },
     /** Another Node binary for this build's gateway only; the baseline runs on the bench's own. */
     node: { type: 'string' },
-    /** A full GC in each gateway after its warm-up, before the measured rounds. */
-    'full-gc': { type: 'boolean', default: false },
   },
 });
 if (values.baseline === undefined) throw new Error('--baseline DIR: a checkout whose dist/ holds the build to compare with (. for this one, with --node-arg or --node)');
@@ -75,10 +70,8 @@ try {
 /** One pair of fresh gateways, rounds interleaved; the median of the rounds' ratios (this build / baseline). */
 async function comparePair(builds: readonly (readonly [string, string | undefined])[], title: string): Promise<number | undefined> {
   const targets: Target[] = [];
-  const fullGc = values['full-gc'];
   for (const [label, cli] of builds) {
-    const thisBuildArgs = cli === undefined ? (values['node-arg'] ?? []) : [];
-    const nodeArgs = fullGc ? ['--expose-gc', ...thisBuildArgs] : thisBuildArgs;
+    const nodeArgs = cli === undefined ? (values['node-arg'] ?? []) : [];
     const front = await startGateway({
       label: label.replace(' ', '-'),
       config: { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mrtr: { stateSecret: BENCH_STATE_SECRET }, mcpServers: { everything } },
@@ -99,10 +92,6 @@ async function comparePair(builds: readonly (readonly [string, string | undefine
     scenario: { label: `${workers} concurrent ${era}`, workers, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: rounds * 3_000, maxDurationMs: rounds * 4_000, rounds },
     targets,
     hooks: {
-      // Once, after the warm-up: memory() runs gc() twice in a process started with --expose-gc.
-      before: async (target) => {
-        if (fullGc && perRound.get(target.name)!.length === 0 && !(await target.control!.memory()).gc) throw new Error(`${target.name}: no full GC (--expose-gc missing)`);
-      },
       after: (target, result) => {
         const perCall = cpu(result);
         if (perCall !== undefined) perRound.get(target.name)!.push(perCall);

@@ -1,4 +1,4 @@
-// The bench's side of front-hooks.mjs: commands to a front process (gateway, mcp-proxy) over the
+// The bench's side of front-hooks.mjs: commands to a front process (gateway, mcp-proxy, min-proxy) over the
 // IPC channel it was spawned with, each answered by a reply with the same sequence number.
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ export interface MemoryUsage {
   readonly heapTotal: number;
   readonly external: number;
   readonly arrayBuffers: number;
-  /** Whether a full GC ran first (the process had --expose-gc). */
+  /** Whether a full GC ran first: always, since front-hooks.mjs exposes one itself (kept for the JSON's gcForced). */
   readonly gc: boolean;
 }
 
@@ -28,6 +28,8 @@ export interface GcPauses {
 
 export interface FrontControl {
   memory(): Promise<MemoryUsage>;
+  /** One full collection in the process. */
+  fullGc(): Promise<void>;
   gcPauses(): Promise<GcPauses>;
   profileStart(): Promise<void>;
   /** Writes the profile since profileStart() to `file` (a .cpuprofile). */
@@ -67,6 +69,7 @@ export function frontControl(child: ChildProcess): FrontControl {
   };
   return {
     memory: async () => (await ask('memory')) as MemoryUsage,
+    fullGc: async () => void (await ask('fullGc')),
     gcPauses: async () => (await ask('gcPauses')) as GcPauses,
     profileStart: async () => void (await ask('profileStart')),
     profileStop: async (file) => void (await ask('profileStop', { file })),

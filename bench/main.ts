@@ -87,6 +87,7 @@ async function main(opts: Options): Promise<number> {
     'upstream = server-everything (or the floor), load = this process.',
     'front GC ms/call: the GC pauses of the front\'s main thread during the phase / calls, and (in brackets) its full',
     'collections; with the gateway\'s --single-threaded-gc that is all its GC work (README, Benchmark: GC regimes).',
+    'Every front (gateway, mcp-proxy, min-proxy) has one full GC after its warm-up, as a process that has run a while has.',
   ];
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);

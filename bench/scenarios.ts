@@ -1,8 +1,8 @@
-// One scenario under one load, for several targets: open each target's callers, warm each up, then
-// rounds in which every target runs its share of the calls in turn, the order reversed every round
-// (A B C, C B A, ...), so drift of the machine falls on all targets alike and every ratio between
-// two rows comes from the same stretch of time. Every phase is bounded in calls and in time, and
-// so is every warm-up.
+// One scenario under one load, for several targets: open each target's callers, warm each up and
+// give its front a full GC, then rounds in which every target runs its share of the calls in turn,
+// the order reversed every round (A B C, C B A, ...), so drift of the machine falls on all targets
+// alike and every ratio between two rows comes from the same stretch of time. Every phase is
+// bounded in calls and in time, and so is every warm-up.
 import { cpuTimeMs } from './cpu-time.js';
 import type { Comparison } from './figures.js';
 import { combine, runWorkers, type ClientGroup, type LoadGenerator, type MeasuredProcess, type PhaseResult } from './load.js';
@@ -54,6 +54,11 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       const group = await load.open(target, scenario.workers, operation);
       groups.set(target, group);
       await runWorkers(group.clients, scenario.warmupCalls, scenario.warmupMaxMs ?? DEFAULT_WARMUP_MAX_MS);
+      // A process's first full collection changes how much its young collections promote from then
+      // on, for as long as it runs (README, "GC regimes"); one comes within minutes of steady
+      // traffic. Every front has had its own before it is measured, so that a run measures what a
+      // deployed process costs, and not, by chance, a fresh one.
+      await target.control?.fullGc();
     }
     const rounds = new Map<Target, PhaseResult[]>(targets.map((target) => [target, []]));
     for (let round = 0; round < scenario.rounds; round += 1) {

@@ -39,18 +39,23 @@ describe('the bench', () => {
     }
   });
 
-  it("reads a front's GC pauses around each of its rounds (front-hooks.mjs over IPC)", async () => {
-    // The reference proxy: a real front with the hooks preloaded, in front of server-everything.
+  it("gives a front a full GC after its warm-up, and reads its GC pauses around each of its rounds (front-hooks.mjs over IPC)", async () => {
+    // The reference proxy: a real front with the hooks preloaded, in front of server-everything,
+    // started as the bench starts it: without --expose-gc.
     const proxy = await startMinProxy();
     const target: Target = { name: 'min-proxy', label: 'min-proxy', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid, control: proxy.control };
+    const before = await proxy.control.gcPauses();
     // Enough calls for several young-generation collections in a fresh process.
     const scenario = { label: 'gc', workers: 5, warmupCalls: 20, calls: 1_000, maxDurationMs: 20_000, rounds: 2 };
     const { results } = await compareTargets({ phase: 'echo', load: lightLoad, operation: 'echo', scenario, targets: [target], progress: () => {} });
+    const after = await proxy.control.gcPauses();
     const { result } = results[0]!;
     expect(result.errors).toBe(0);
     expect(result.frontGc?.ms).toBeGreaterThan(0);
     expect(result.frontGc?.major).toBeGreaterThanOrEqual(0);
     expect(figuresOf(result).frontGc?.msPerCall).toBeCloseTo(result.frontGc!.ms / result.samples.length, 9);
+    // The full collection after 20 warm-up calls, outside the measured rounds.
+    expect(after.major - before.major - result.frontGc!.major).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
   it('lists 50 tools from the scale fixture, and one more after bump', async () => {
