@@ -30,6 +30,11 @@ export interface FrontControl {
   memory(): Promise<MemoryUsage>;
   /** One full collection in the process. */
   fullGc(): Promise<void>;
+  /**
+   * The full collection every process that has run a while has had, once per process: true when
+   * it ran now, false when it had run before.
+   */
+  settle(): Promise<boolean>;
   gcPauses(): Promise<GcPauses>;
   profileStart(): Promise<void>;
   /** Writes the profile since profileStart() to `file` (a .cpuprofile). */
@@ -67,9 +72,17 @@ export function frontControl(child: ChildProcess): FrontControl {
       child.send!({ seq, command, ...args });
     });
   };
+  let settled = false;
+  const fullGc = async (): Promise<void> => void (await ask('fullGc'));
   return {
     memory: async () => (await ask('memory')) as MemoryUsage,
-    fullGc: async () => void (await ask('fullGc')),
+    fullGc,
+    settle: async () => {
+      if (settled) return false;
+      settled = true;
+      await fullGc();
+      return true;
+    },
     gcPauses: async () => (await ask('gcPauses')) as GcPauses,
     profileStart: async () => void (await ask('profileStart')),
     profileStop: async (file) => void (await ask('profileStop', { file })),

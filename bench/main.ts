@@ -87,7 +87,8 @@ async function main(opts: Options): Promise<number> {
     'upstream = server-everything (or the floor), load = this process.',
     'front GC ms/call: the GC pauses of the front\'s main thread during the phase / calls, and (in brackets) its full',
     'collections; with the gateway\'s --single-threaded-gc that is all its GC work (README, Benchmark: GC regimes).',
-    'Every front (gateway, mcp-proxy, min-proxy) has one full GC after its warm-up, as a process that has run a while has.',
+    'Every front (gateway, mcp-proxy, min-proxy) has a full GC after its first warm-up, as a process that has run a while has,',
+    'then the warm-up again.',
   ];
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);

@@ -53,12 +53,14 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       progress(`${title} ${target.name}: opening ${scenario.workers} callers, warm-up ${scenario.warmupCalls} calls`);
       const group = await load.open(target, scenario.workers, operation);
       groups.set(target, group);
-      await runWorkers(group.clients, scenario.warmupCalls, scenario.warmupMaxMs ?? DEFAULT_WARMUP_MAX_MS);
-      // A process's first full collection changes how much its young collections promote from then
-      // on, for as long as it runs (README, "GC regimes"); one comes within minutes of steady
-      // traffic. Every front has had its own before it is measured, so that a run measures what a
-      // deployed process costs, and not, by chance, a fresh one.
-      await target.control?.fullGc();
+      const warmUp = () => runWorkers(group.clients, scenario.warmupCalls, scenario.warmupMaxMs ?? DEFAULT_WARMUP_MAX_MS);
+      await warmUp();
+      // A process's first full collection can change how much its young collections promote from
+      // then on, for as long as it runs (README, "GC regimes"); one comes within minutes of steady
+      // traffic. Every front has had one before it is first measured, so that a run measures what a
+      // deployed process costs, and not, by chance, a fresh one. Then the warm-up again: the
+      // collection throws away some of the optimised code and caches the first one built.
+      if (await target.control?.settle()) await warmUp();
     }
     const rounds = new Map<Target, PhaseResult[]>(targets.map((target) => [target, []]));
     for (let round = 0; round < scenario.rounds; round += 1) {
