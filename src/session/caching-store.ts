@@ -14,6 +14,7 @@
 //   have read the record from before the change.
 // Copies are frozen, shared by every request of the session, and swept once they are stale, so
 // idle sessions cost this replica nothing.
+import { TransientMap } from '../support/transient-map.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { SessionChangeFeed } from './session-changes.js';
 import type { SessionPatch, SessionRecord, SessionStore } from './store.js';
@@ -41,8 +42,11 @@ const DEFAULT_FRESH_MS = 1_000;
 
 export class CachingSessionStore implements SessionStore {
   readonly #copies = new Map<string, Copy>();
-  /** Reads in flight, so concurrent requests of one session share one round trip. */
-  readonly #reading = new Map<string, Read>();
+  /**
+   * Reads in flight, so concurrent requests of one session share one round trip. A TransientMap: a
+   * read's promise leads to every request waiting on it (support/transient-map.ts).
+   */
+  readonly #reading = new TransientMap<string, Read>();
   readonly #freshMs: number;
   readonly #now: () => number;
   readonly #stopListening: () => void;
