@@ -3,8 +3,8 @@
 // only caller with a request in flight on that upstream). A caller is a 2025 session or a single
 // 2026 request (caller.ts); both are found here the same way.
 import { CancelSource, type Cancellation } from '../protocol/cancellation.js';
-import type { UpstreamServerRequest } from '../upstream/types.js';
 import { TransientMap } from '../support/transient-map.js';
+import type { UpstreamServerRequest } from '../upstream/types.js';
 import type { Caller } from './caller.js';
 import type { JsonObject } from './json.js';
 import type { JsonRpcId } from './json-rpc.js';

@@ -5,12 +5,12 @@
 import type { Principal } from '../auth/principal.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionRecord } from '../session/store.js';
+import { TransientMap } from '../support/transient-map.js';
 import type { ProgressUpdate } from '../upstream/types.js';
 import { RpcError, toRpcError } from './errors.js';
 import { isJsonObject, type JsonObject } from './json.js';
 import type { JsonRpcNotification, JsonRpcRequest } from './json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
-import { TransientMap } from '../support/transient-map.js';
 
 export interface ForwardedRequestOptions {
   readonly signal: AbortSignal;

@@ -4,6 +4,7 @@
 // asked, the upstream gets an error: never a guess.
 import type { Logger } from '../observe/logger.js';
 import type { Bus } from '../session/bus.js';
+import { TransientMap } from '../support/transient-map.js';
 import type { UpstreamServerRequest } from '../upstream/types.js';
 import { RpcError } from './errors.js';
 import type { InFlightRegistry } from './in-flight.js';
@@ -12,7 +13,6 @@ import type { JsonRpcResponse } from './json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { SessionOutbox } from './session-outbox.js';
 import type { SessionRecord } from '../session/store.js';
-import { TransientMap } from '../support/transient-map.js';
 
 /** The client capability each relayed method needs. */
 const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {

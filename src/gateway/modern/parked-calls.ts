@@ -10,9 +10,9 @@ import { RpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcResponse } from '../json-rpc.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
+import { TransientMap } from '../../support/transient-map.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { ModernCall, RoundOutcome } from './modern-call.js';
-import { TransientMap } from '../../support/transient-map.js';
 
 /** How long an owner has to acknowledge a forwarded retry before it is taken for gone. */
 const ACK_TIMEOUT_MS = 3_000;
