@@ -28,6 +28,13 @@ const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url)
 const MIN_PROXY = fileURLToPath(new URL('./min-proxy.ts', import.meta.url));
 const OTLP_SINK = fileURLToPath(new URL('./otlp-sink.ts', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const MODERN_FIXTURE = fileURLToPath(new URL('../test/fixtures/modern-server.ts', import.meta.url));
+
+/**
+ * A 2026-07-28 server over stdio that refuses the 2025 handshake (the tests' modern fixture, on the
+ * client SDK's server): a gateway in front of it speaks the 2026 era upstream.
+ */
+export const MODERN_STDIO = { command: process.execPath, args: ['--import', TSX_LOADER, MODERN_FIXTURE, 'stdio'], env: { ERAS: 'modern' } } as const;
 
 // Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;

@@ -2,6 +2,7 @@
 // hands back the targets with their endpoints and the process ids whose CPU time they are charged.
 import {
   EVERYTHING_MAIN,
+  MODERN_STDIO,
   startEverythingOverHttp,
   startEverythingOverStdio,
   startFloor,
@@ -26,16 +27,17 @@ const GATEWAY_SERVER = { host: '127.0.0.1', shutdownTimeoutSeconds: 5 };
 const EVERYTHING_STDIO = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] };
 /** How a front's stdio upstream is found among its children. */
 const EVERYTHING_PATTERN = 'server-everything';
+const MODERN_PATTERN = 'modern-server';
 
 export async function startStack(names: readonly TargetName[], gateway: GatewaySettings, progress: (message: string) => void): Promise<Target[]> {
   const parts = new Set(names.map((name) => TARGET_SPECS[name].part));
   const needs = (...wanted: StackPart[]): boolean => wanted.some((part) => parts.has(part));
   const built = new Map<StackPart, Pick<Target, 'endpoint' | 'frontPid' | 'upstreamPid' | 'control'>>();
   const gatewayWith = (label: string, config: object): Promise<RunningFront> => startGateway({ label, config: { server: GATEWAY_SERVER, ...config }, ...gateway });
-  const asFront = (front: RunningFront): Pick<Target, 'endpoint' | 'frontPid' | 'upstreamPid' | 'control'> => ({
+  const asFront = (front: RunningFront, upstream = EVERYTHING_PATTERN): Pick<Target, 'endpoint' | 'frontPid' | 'upstreamPid' | 'control'> => ({
     endpoint: { kind: 'http', url: front.url },
     frontPid: front.pid,
-    ...optionalPid(front.upstreamPids(EVERYTHING_PATTERN)[0]),
+    ...optionalPid(front.upstreamPids(upstream)[0]),
     control: front.control,
   });
 
@@ -60,6 +62,7 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
     const mrtr = { stateSecret: BENCH_STATE_SECRET };
     built.set('gw-redis', asFront(await gatewayWith('stdio-redis', { sessions, mrtr, mcpServers: { everything: EVERYTHING_STDIO } })));
   }
+  if (needs('gw-modern')) built.set('gw-modern', asFront(await gatewayWith('stdio-modern', { mcpServers: { modern: MODERN_STDIO } }), MODERN_PATTERN));
   if (needs('mcp-proxy')) built.set('mcp-proxy', asFront(await startMcpProxy()));
   if (needs('min-proxy')) built.set('min-proxy', asFront(await startMinProxy()));
   if (needs('http-upstream', 'gw-http')) {

@@ -6,6 +6,8 @@
 //   gw-stdio-2025-traced  the same with tracing on, exporting to a sink that decodes and discards
 //                  (otlp-sink.ts); only when asked for (--target), beside gw-stdio-2025
 //   gw-redis-*     the same with the Redis session store
+//   gw-modern-2026 the gateway in front of a 2026-07-28 server over stdio (the tests' modern fixture):
+//                  2026 from the client to the upstream
 //   mcp-proxy      the peer (npm mcp-proxy) in front of server-everything over stdio
 //   http-direct    server-everything over Streamable HTTP, directly
 //   gw-http-*      the gateway in front of that HTTP server
@@ -25,6 +27,7 @@ export const TARGET_NAMES = [
   'gw-stdio-2025-traced',
   'gw-redis-2025',
   'gw-redis-2026',
+  'gw-modern-2026',
   'mcp-proxy',
   'min-proxy',
   'http-direct',
@@ -41,7 +44,7 @@ export type TargetName = (typeof TARGET_NAMES)[number];
 export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced'];
 
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -64,6 +67,7 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'gw-stdio-2025-traced': { name: 'gw-stdio-2025-traced', label: 'gw>stdio mem 2025 traced', part: 'gw-stdio-traced', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2025': { name: 'gw-redis-2025', label: 'gw>stdio redis 2025', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2026': { name: 'gw-redis-2026', label: 'gw>stdio redis 2026', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2026' },
+  'gw-modern-2026': { name: 'gw-modern-2026', label: 'gw>stdio 2026 upstream', part: 'gw-modern', tool: 'modern__echo', era: '2026' },
   'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },
   // Not a product: the least any Node proxy of a stdio server costs here (min-proxy.ts).
   'min-proxy': { name: 'min-proxy', label: 'reference: min proxy>stdio', part: 'min-proxy', tool: 'echo', era: '2025' },
