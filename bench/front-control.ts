@@ -28,8 +28,6 @@ export interface GcPauses {
 
 export interface FrontControl {
   memory(): Promise<MemoryUsage>;
-  /** One full collection in the process. */
-  fullGc(): Promise<void>;
   /**
    * The full collection every process that has run a while has had, once per process: true when
    * it ran now, false when it had run before.
@@ -73,14 +71,12 @@ export function frontControl(child: ChildProcess): FrontControl {
     });
   };
   let settled = false;
-  const fullGc = async (): Promise<void> => void (await ask('fullGc'));
   return {
     memory: async () => (await ask('memory')) as MemoryUsage,
-    fullGc,
     settle: async () => {
       if (settled) return false;
       settled = true;
-      await fullGc();
+      await ask('fullGc');
       return true;
     },
     gcPauses: async () => (await ask('gcPauses')) as GcPauses,

@@ -18,8 +18,12 @@ const PROGRESS_PREFIX = 'sbp:';
 const SWEEP_MS = 250;
 
 interface Pending {
-  /** As sent: an answer must carry exactly this id (its number alone is how it is found). */
+  /**
+   * As sent: an answer must carry exactly this id, and progress exactly this token (their number
+   * alone is how the request is found; `sb:07` does not name request 7).
+   */
   readonly id: string;
+  readonly progressToken: string | undefined;
   readonly method: string;
   readonly deadline: number;
   readonly timeoutMs: number;
@@ -63,9 +67,10 @@ export class LeanRequests {
     this.#counter += 1;
     const number = this.#counter;
     const id = `${ID_PREFIX}${number}`;
-    const sent = onProgress ? withProgressToken(params, `${PROGRESS_PREFIX}${number}`) : params;
+    const progressToken = onProgress ? `${PROGRESS_PREFIX}${number}` : undefined;
+    const sent = progressToken === undefined ? params : withProgressToken(params, progressToken);
     return new Promise<JsonObject>((resolve, reject) => {
-      const pending: Pending = { id, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
+      const pending: Pending = { id, progressToken, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
       this.#pending.set(number, pending);
       // Listening starts once the request is waiting, so that a cancellation that came first (its
       // listener runs at once) finds it.
@@ -115,7 +120,7 @@ export class LeanRequests {
       const token = params?.progressToken;
       if (typeof token !== 'string' || !token.startsWith(PROGRESS_PREFIX)) return false;
       const pending = this.#pending.get(numberIn(token, PROGRESS_PREFIX));
-      if (pending?.onProgress && pending.id === `${ID_PREFIX}${token.slice(PROGRESS_PREFIX.length)}` && typeof params?.progress === 'number') {
+      if (pending?.onProgress && pending.progressToken === token && typeof params?.progress === 'number') {
         pending.onProgress({
           progress: params.progress,
           ...(typeof params.total === 'number' && { total: params.total }),
