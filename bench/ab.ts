@@ -1,5 +1,6 @@
 // `npm run bench:ab -- --baseline DIR`: two builds of the gateway side by side, each in front of its
-// own server-everything over stdio, their rounds interleaved (A B, B A, ...) so that the machine's
+// own server-everything over stdio (or, with --upstream modern, the tests' 2026-07-28 fixture),
+// their rounds interleaved (A B, B A, ...) so that the machine's
 // drift falls on both alike. On a shared machine, two runs of the full bench minutes apart differ
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
 // The baseline is a directory holding another build's `dist/` (a worktree of the commit before,
@@ -15,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { lightLoad } from './light-load.js';
 import type { PhaseResult } from './load.js';
-import { startGateway, stopAll, removeRunDir, EVERYTHING_MAIN } from './processes.js';
+import { startGateway, stopAll, removeRunDir, EVERYTHING_MAIN, MODERN_STDIO } from './processes.js';
 import { comparisonTable } from './report.js';
 import { compareTargets } from './scenarios.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -25,6 +26,8 @@ const { values } = parseArgs({
   options: {
     baseline: { type: 'string' },
     era: { type: 'string', default: '2025' },
+    /** everything (server-everything, 2025) or modern (a 2026-07-28 server; 2026 requests). */
+    upstream: { type: 'string', default: 'everything' },
     rounds: { type: 'string', default: '8' },
     pairs: { type: 'string', default: '6' },
     workers: { type: 'string', default: '50' },
@@ -46,8 +49,12 @@ const workers = Number(values.workers);
 const pairs = Number(values.pairs);
 if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs: a whole number of gateway pairs, at least 1, got ${values.pairs}`);
 
-const everything = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] };
-const spec = TARGET_SPECS[era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
+const modern = values.upstream === 'modern';
+if (!modern && values.upstream !== 'everything') throw new Error(`--upstream: everything or modern, got ${values.upstream}`);
+if (modern && era !== '2026') throw new Error('--upstream modern: its requests are 2026 ones (--era 2026)');
+const upstreams = modern ? { modern: MODERN_STDIO } : { everything: { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } };
+const upstreamPattern = modern ? 'modern-server' : 'server-everything';
+const spec = TARGET_SPECS[modern ? 'gw-modern-2026' : era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
 const progress = (message: string): void => void process.stderr.write(`bench:ab: ${message}\n`);
 
 try {
@@ -74,13 +81,13 @@ async function comparePair(builds: readonly (readonly [string, string | undefine
     const nodeArgs = cli === undefined ? (values['node-arg'] ?? []) : [];
     const front = await startGateway({
       label: label.replace(' ', '-'),
-      config: { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mrtr: { stateSecret: BENCH_STATE_SECRET }, mcpServers: { everything } },
+      config: { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mrtr: { stateSecret: BENCH_STATE_SECRET }, mcpServers: upstreams },
       logLevel: values['log-level'],
       ...(cli !== undefined && { cli }),
       ...(nodeArgs.length > 0 && { nodeArgs }),
       ...(cli === undefined && values.node !== undefined && { node: values.node }),
     });
-    const upstreamPid = front.upstreamPids('server-everything')[0];
+    const upstreamPid = front.upstreamPids(upstreamPattern)[0];
     targets.push({ ...spec, name: label, label, endpoint: { kind: 'http', url: front.url }, frontPid: front.pid, control: front.control, ...(upstreamPid !== undefined && { upstreamPid }) });
   }
   // Each round's front CPU per call, by target, in round order.

@@ -251,6 +251,8 @@ async function connectWith(
       server: name,
       client,
       transport,
+      clientInfo: GATEWAY_IMPLEMENTATION,
+      clientCapabilities: GATEWAY_CLIENT_CAPABILITIES,
       capabilities: info.capabilities,
       carried: options.carried ?? { subscriptions: [] },
       timeoutMs: connectTimeoutMs,

@@ -1,18 +1,17 @@
 // The request path of a live connection, by era. A legacy (2025) upstream gets the gateway's
 // requests as they are, and what earlier connections were asked (carried-state.ts) is asked
 // again. A modern (2026-07-28) one gets the translations of modern-requests.ts and the listens of
-// modern-listens.ts, which start from the carried subscriptions and log level.
+// modern-listens.ts, which start from the carried subscriptions and log level. Either era's
+// requests go out on the lean path (lean-requests.ts), in that era's dialect.
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
 import type { CarriedState } from './carried-state.js';
-import type { Cancellation } from '../protocol/cancellation.js';
-import { UpstreamCancelledError, UpstreamRpcError } from './errors.js';
+import { UpstreamRpcError } from './errors.js';
 import { LeanRequests } from './lean-requests.js';
+import { modernDialect } from './modern-dialect.js';
 import { ModernListens } from './modern-listens.js';
 import { ModernRequests, type SendRequest } from './modern-requests.js';
-import { passThroughResult } from './pass-through.js';
 import { errorMessage } from './request-errors.js';
-import { traceHeadersOf } from './trace-headers.js';
 import type { JsonObject, UpstreamNotification, UpstreamRequestOptions } from './types.js';
 
 export interface EraPath {
@@ -25,8 +24,11 @@ export interface EraPathOptions {
   readonly server: string;
   /** Connected: its era is known. */
   readonly client: Client;
-  /** The client's transport, which a 2025-era path sends its requests on directly (lean-requests.ts). */
+  /** The client's transport, which the gateway's requests go out on directly (lean-requests.ts). */
   readonly transport: Transport;
+  /** How the client introduced itself, and what it said it can do: a modern request's envelope says so again. */
+  readonly clientInfo: Readonly<Record<string, unknown>>;
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly carried: CarriedState;
   /** For the requests made while opening (asking again, listening). */
@@ -37,46 +39,21 @@ export interface EraPathOptions {
 }
 
 export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
-  if (options.client.getProtocolEra() === 'modern') return openModern(options, sendThrough(options.client, options.server));
-  const lean = new LeanRequests(options.server, options.transport);
-  return openLegacy(options, (method, params, requestOptions) => lean.request(method, params, requestOptions), lean);
+  const { client, server, transport } = options;
+  const version = client.getNegotiatedProtocolVersion();
+  if (client.getProtocolEra() === 'modern' && version !== undefined) {
+    const dialect = modernDialect({
+      protocolVersion: version,
+      clientInfo: options.clientInfo,
+      clientCapabilities: options.clientCapabilities,
+    });
+    return openModern(options, new LeanRequests(server, transport, dialect));
+  }
+  return openLegacy(options, new LeanRequests(server, transport));
 }
 
-/**
- * One request, its result as the upstream sent it: on a modern connection an input_required
- * result too (allowInputRequired; a legacy connection has no such result and ignores it).
- */
-function sendThrough(client: Client, server: string): SendRequest {
-  return async (method, params, { signal, cancel, timeoutMs, onProgress, headers: requestHeaders }) => {
-    // The SDK wants an AbortSignal; a caller that cancels through a Cancellation gets one made here.
-    const linked = !signal && cancel ? linkedSignal(cancel) : undefined;
-    const aborts = signal ?? linked?.signal;
-    // The trace context in `_meta` goes out as headers too (trace-headers.ts); stdio ignores them.
-    const trace = traceHeadersOf(params);
-    const headers = trace ? { ...requestHeaders, ...trace } : requestHeaders;
-    try {
-      return (await client.request({ method, ...(params && { params }) }, passThroughResult, {
-        timeout: timeoutMs,
-        allowInputRequired: true,
-        ...(aborts && { signal: aborts }),
-        ...(onProgress && { onprogress: onProgress }),
-        ...(headers && { headers }),
-      })) as JsonObject;
-    } catch (error) {
-      throw aborts?.aborted ? new UpstreamCancelledError(server, method) : error;
-    } finally {
-      linked?.stop();
-    }
-  };
-}
-
-function linkedSignal(cancel: Cancellation): { signal: AbortSignal; stop: () => void } {
-  const controller = new AbortController();
-  const stop = cancel.onCancel(() => controller.abort('cancelled by the client'));
-  return { signal: controller.signal, stop };
-}
-
-async function openLegacy(options: EraPathOptions, send: SendRequest, lean: LeanRequests): Promise<EraPath> {
+async function openLegacy(options: EraPathOptions, lean: LeanRequests): Promise<EraPath> {
+  const send: SendRequest = (method, params, requestOptions) => lean.request(method, params, requestOptions);
   const { subscriptions, logLevel } = options.carried;
   const again = (method: string, params: JsonObject) =>
     send(method, params, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
@@ -93,7 +70,7 @@ async function openLegacy(options: EraPathOptions, send: SendRequest, lean: Lean
   };
 }
 
-async function openModern(options: EraPathOptions, send: SendRequest): Promise<EraPath> {
+async function openModern(options: EraPathOptions, lean: LeanRequests): Promise<EraPath> {
   const listens = new ModernListens({
     server: options.server,
     client: options.client,
@@ -110,10 +87,14 @@ async function openModern(options: EraPathOptions, send: SendRequest): Promise<E
     if (!(error instanceof UpstreamRpcError)) throw error;
     options.logger.warn({ err: error.message, code: error.code }, 'the upstream refused subscriptions/listen: its list changes and resource updates will not be seen');
   }
+  const send: SendRequest = (method, params, requestOptions) => lean.request(method, params, requestOptions);
   const requests = new ModernRequests(options.server, send, listens, options.carried.logLevel);
   return {
     request: (method, params, requestOptions) => requests.request(method, params, requestOptions),
     ping: (timeoutMs) => requests.ping(timeoutMs),
-    close: () => listens.close(),
+    close: async () => {
+      lean.close('the connection was closed');
+      await listens.close();
+    },
   };
 }

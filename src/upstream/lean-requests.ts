@@ -1,14 +1,19 @@
-// The request path of a 2025-era connection, without the client SDK's protocol layer. The SDK keeps
-// the handshake, the server's own requests (relayed to clients) and its notifications; the gateway's
-// requests, which are every request of every client through this connection, go out here, on the
-// same transport, under ids and progress tokens of their own, and their answers are taken off the
-// transport before the SDK sees them. What that saves, per request: an AbortController and a timer
-// of the SDK's, its schema checks of the result, and its bookkeeping promises (measured with
-// `npm run bench -- --profile`). Timeouts share one coarse sweep instead of a timer each.
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+// The gateway's request path on a live connection, without the client SDK's protocol layer. The SDK
+// keeps the handshake, the server's own requests (relayed to clients), its notifications and a
+// modern upstream's listens; the gateway's requests, which are every request of every client
+// through this connection, go out here, on the same transport, under ids and progress tokens of
+// their own, and their answers are taken off the transport before the SDK sees them. What that
+// saves, per request: an AbortController and a timer of the SDK's, its schema checks of the result,
+// its bookkeeping promises (measured with `npm run bench -- --profile`), and its maps of requests in
+// flight, which are plain Maps (see support/transient-map.ts for what those cost once a full
+// collection has run). Timeouts share one coarse sweep instead of a timer each. What differs by era
+// (the 2026 envelope, result types, deleted methods) is the dialect's (request-dialect.ts).
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { withMetaEntry } from '../protocol/copy-with.js';
 import { TransientMap } from '../support/transient-map.js';
 import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
+import { LEGACY_DIALECT, type RequestDialect } from './request-dialect.js';
+import { traceHeadersOf } from './trace-headers.js';
 import type { JsonObject, ProgressUpdate, UpstreamRequestOptions } from './types.js';
 
 /** Ours, and never the SDK's (it numbers its own requests). */
@@ -30,6 +35,11 @@ interface Pending {
   readonly resolve: (result: JsonObject) => void;
   readonly reject: (error: Error) => void;
   readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+  /**
+   * The request's own stream, on a transport that opens one per request (the SDK's Streamable HTTP
+   * transport, on a 2026 connection): closing it is how 2026-07-28 cancels a request.
+   */
+  readonly stream: AbortController | undefined;
   /** Stops listening for the caller's cancellation. */
   stopListening: (() => void) | undefined;
 }
@@ -43,11 +53,15 @@ export class LeanRequests {
   #counter = 0;
   #sweep: NodeJS.Timeout | undefined;
   #closedReason: string | undefined;
+  /** Cancels by closing a request's stream rather than by notifications/cancelled (see Pending.stream). */
+  readonly #cancelsByStream: boolean;
 
   constructor(
     private readonly server: string,
     private readonly transport: Transport,
+    private readonly dialect: RequestDialect = LEGACY_DIALECT,
   ) {
+    this.#cancelsByStream = dialect !== LEGACY_DIALECT && transport.hasPerRequestStream === true;
     // The SDK installed its handler at connect: answers to our requests stop here, the rest goes on.
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -60,17 +74,21 @@ export class LeanRequests {
     };
   }
 
-  request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number }): Promise<JsonObject> {
+  /** headers: extra HTTP headers of this one request, for a transport that opens one per request. */
+  request(method: string, params: JsonObject | undefined, options: UpstreamRequestOptions & { timeoutMs: number; headers?: Record<string, string> }): Promise<JsonObject> {
     if (this.#closedReason !== undefined) return Promise.reject(new UpstreamUnavailableError(this.server, this.#closedReason));
+    const refusal = this.dialect.refusal(this.server, method);
+    if (refusal) return Promise.reject(refusal);
     const { signal, cancel, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(new UpstreamCancelledError(this.server, method));
     this.#counter += 1;
     const number = this.#counter;
     const id = `${ID_PREFIX}${number}`;
     const progressToken = onProgress ? `${PROGRESS_PREFIX}${number}` : undefined;
-    const sent = progressToken === undefined ? params : withProgressToken(params, progressToken);
+    const sent = this.dialect.outbound(progressToken === undefined ? params : withProgressToken(params, progressToken));
+    const stream = this.#cancelsByStream ? new AbortController() : undefined;
     return new Promise<JsonObject>((resolve, reject) => {
-      const pending: Pending = { id, progressToken, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stopListening: undefined };
+      const pending: Pending = { id, progressToken, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stream, stopListening: undefined };
       this.#pending.set(number, pending);
       // Listening starts once the request is waiting, so that a cancellation that came first (its
       // listener runs at once) finds it.
@@ -84,7 +102,8 @@ export class LeanRequests {
       this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
       // Without a spread for the optional params: this is every request of every client.
       const message = (sent ? { jsonrpc: '2.0', id, method, params: sent } : { jsonrpc: '2.0', id, method }) as JSONRPCMessage;
-      this.transport.send(message).catch((error: unknown) => {
+      const sending = stream ? this.transport.send(message, streamOptions(stream, options.headers, sent)) : this.transport.send(message);
+      sending.catch((error: unknown) => {
         this.#settle(number)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
       });
     });
@@ -106,9 +125,9 @@ export class LeanRequests {
       const pending = this.#settle(numberIn(id, ID_PREFIX), id);
       if (!pending) return true;
       if ('result' in message) {
-        const result = message.result as unknown;
-        if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(result as JsonObject);
-        else pending.reject(new UpstreamRpcError(this.server, -32603, 'the upstream answered with a result that is not an object'));
+        const decoded = this.dialect.decode(this.server, pending.method, message.result);
+        if (decoded instanceof Error) pending.reject(decoded);
+        else pending.resolve(decoded);
       } else {
         const { code, message: text, data } = message.error;
         pending.reject(new UpstreamRpcError(this.server, code, text, data));
@@ -146,7 +165,12 @@ export class LeanRequests {
     const pending = this.#settle(number);
     if (!pending) return;
     pending.reject(error);
-    void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.id, reason } } as JSONRPCMessage).catch(() => {});
+    if (pending.stream) {
+      pending.stream.abort(reason);
+      return;
+    }
+    const params = this.dialect.outbound({ requestId: pending.id, reason });
+    void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params } as JSONRPCMessage).catch(() => {});
   }
 
   #expire(): void {
@@ -162,6 +186,13 @@ export class LeanRequests {
       if (pending.deadline <= now) this.#cancel(number, new UpstreamTimeoutError(this.server, pending.method, pending.timeoutMs), `no answer within ${pending.timeoutMs} ms`);
     }
   }
+}
+
+/** A request's own stream, and its headers: the caller's, and its trace context (trace-headers.ts). */
+function streamOptions(stream: AbortController, headers: Record<string, string> | undefined, params: JsonObject | undefined): TransportSendOptions {
+  const trace = traceHeadersOf(params);
+  const all = trace ? { ...headers, ...trace } : headers;
+  return all ? { requestSignal: stream.signal, headers: all } : { requestSignal: stream.signal };
 }
 
 function withProgressToken(params: JsonObject | undefined, token: string): JsonObject {

@@ -1,15 +1,19 @@
-// The gateway's own request path on a 2025 connection (lean-requests.ts): its requests are found
-// again by the number in their id, and an answer or a progress update counts only when it carries
-// that id exactly as it was sent. The transport is an in-memory twin: what is checked here is
-// LeanRequests' bookkeeping, which the integration tests drive through real upstreams.
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+// The gateway's own request path (lean-requests.ts): its requests are found again by the number in
+// their id, and an answer or a progress update counts only when it carries that id exactly as it
+// was sent; on a 2026-07-28 connection they go out in that era's words (modern-dialect.ts). The
+// transport is an in-memory twin: what is checked here is LeanRequests' bookkeeping and wording,
+// which the integration tests (eras-matrix, modern-upstream) drive through real upstreams.
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { CancelSource } from '../../src/protocol/cancellation.js';
+import { UpstreamRpcError } from '../../src/upstream/errors.js';
 import { LeanRequests } from '../../src/upstream/lean-requests.js';
+import { modernDialect } from '../../src/upstream/modern-dialect.js';
 import type { ProgressUpdate } from '../../src/upstream/types.js';
 
 class RecordingTransport implements Transport {
   readonly sent: JSONRPCMessage[] = [];
+  readonly sendOptions: (TransportSendOptions | undefined)[] = [];
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   passedOn: JSONRPCMessage[] = [];
@@ -21,8 +25,9 @@ class RecordingTransport implements Transport {
 
   async start(): Promise<void> {}
   async close(): Promise<void> {}
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.sent.push(message);
+    this.sendOptions.push(options);
   }
 
   answer(message: object): void {
@@ -78,5 +83,129 @@ describe('lean requests', () => {
     // Its late answer finds nothing waiting, and goes nowhere.
     transport.answer({ jsonrpc: '2.0', id: 'sb:2', result: {} });
     expect(transport.passedOn).toEqual([]);
+  });
+});
+
+/** The SDK's Streamable HTTP transport, as far as LeanRequests can tell: one stream per request. */
+class PerRequestStreamTransport extends RecordingTransport {
+  readonly hasPerRequestStream = true;
+}
+
+const ENVELOPE = {
+  protocolVersion: '2026-07-28',
+  clientInfo: { name: 'switchboard', version: '1.0.0' },
+  clientCapabilities: { sampling: {} },
+};
+const ENVELOPE_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'switchboard', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+};
+
+function modernRequests(transport: Transport = new RecordingTransport()): LeanRequests {
+  return new LeanRequests('modern', transport, modernDialect(ENVELOPE));
+}
+
+describe('lean requests to a 2026-07-28 upstream', () => {
+  it('carry the envelope under the caller\'s own _meta keys, which win, and a progress token', async () => {
+    const transport = new RecordingTransport();
+    const lean = modernRequests(transport);
+    const callerMeta = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/logLevel': 'info', traceparent: '00-abc-def-01' };
+    void lean.request('tools/call', { name: 'echo', arguments: { message: 'hi' }, _meta: callerMeta }, { timeoutMs: 10_000, onProgress: () => {} });
+    void lean.request('server/discover', undefined, { timeoutMs: 10_000 });
+    expect(transport.sent[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 'sb:1',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { message: 'hi' }, _meta: { ...ENVELOPE_META, ...callerMeta, progressToken: 'sbp:1' } },
+    });
+    expect(transport.sent[1]).toEqual({ jsonrpc: '2.0', id: 'sb:2', method: 'server/discover', params: { _meta: ENVELOPE_META } });
+    // Over a shared channel (stdio) nothing but the message goes to the transport.
+    expect(transport.sendOptions).toEqual([undefined, undefined]);
+  });
+
+  it('read a complete result without its resultType, and an input_required one as the gateway takes it', async () => {
+    const transport = new RecordingTransport();
+    const lean = modernRequests(transport);
+    const complete = lean.request('tools/call', { name: 'echo' }, { timeoutMs: 10_000 });
+    const asking = lean.request('tools/call', { name: 'ask' }, { timeoutMs: 10_000 });
+    const stateOnly = lean.request('tools/call', { name: 'ask' }, { timeoutMs: 10_000 });
+    const serverInfo = { 'io.modelcontextprotocol/serverInfo': { name: 'up', version: '1' } };
+    transport.answer({ jsonrpc: '2.0', id: 'sb:1', result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }], _meta: serverInfo } });
+    const inputRequests = { q: { method: 'elicitation/create', params: { message: 'name?' } } };
+    transport.answer({ jsonrpc: '2.0', id: 'sb:2', result: { resultType: 'input_required', inputRequests, requestState: 's1', _meta: serverInfo, extra: 1 } });
+    transport.answer({ jsonrpc: '2.0', id: 'sb:3', result: { resultType: 'input_required', inputRequests: [], requestState: 's2' } });
+    expect(await complete).toEqual({ content: [{ type: 'text', text: 'hi' }], _meta: serverInfo });
+    expect(await asking).toEqual({ resultType: 'input_required', inputRequests, requestState: 's1', _meta: serverInfo });
+    expect(await stateOnly).toEqual({ resultType: 'input_required', inputRequests: {}, requestState: 's2' });
+  });
+
+  it('refuse a result that breaks the era\'s rules, naming what is wrong', async () => {
+    const transport = new RecordingTransport();
+    const lean = modernRequests(transport);
+    const answers = [
+      { resultType: undefined, content: [] },
+      { resultType: 'incomplete' },
+      { resultType: 'input_required', inputRequests: {} },
+      [1, 2],
+    ];
+    const requests = answers.map(() => lean.request('tools/call', { name: 'echo' }, { timeoutMs: 10_000 }));
+    answers.forEach((result, index) => transport.answer({ jsonrpc: '2.0', id: `sb:${index + 1}`, result }));
+    const errors = await Promise.all(requests.map((request) => request.then(() => undefined, (error: unknown) => error)));
+    expect(errors.map((error) => error instanceof UpstreamRpcError && error.code)).toEqual([-32603, -32603, -32603, -32603]);
+    expect(errors.map((error) => (error as Error).message)).toEqual([
+      expect.stringMatching(/without resultType/),
+      expect.stringMatching(/result type .*"incomplete"/),
+      expect.stringMatching(/neither inputRequests nor requestState/),
+      expect.stringMatching(/not an object/),
+    ]);
+  });
+
+  it('refuse a method the era deleted without sending it', async () => {
+    const transport = new RecordingTransport();
+    const lean = modernRequests(transport);
+    for (const method of ['ping', 'initialize', 'logging/setLevel', 'resources/subscribe', 'tasks/list', 'roots/list']) {
+      await expect(lean.request(method, undefined, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: -32601, message: `Method not found: ${method}` });
+    }
+    expect(transport.sent).toEqual([]);
+    // The Tasks extension's methods, and extension methods, are no era's business.
+    void lean.request('tasks/get', { taskId: 't' }, { timeoutMs: 10_000 });
+    void lean.request('x-acme/report', undefined, { timeoutMs: 10_000 });
+    expect(transport.sent.map((message) => (message as { method: string }).method)).toEqual(['tasks/get', 'x-acme/report']);
+  });
+
+  it('cancel over a shared channel with notifications/cancelled, in an envelope', async () => {
+    const transport = new RecordingTransport();
+    const lean = modernRequests(transport);
+    const cancel = new CancelSource();
+    const cancelled = lean.request('tools/call', { name: 'slow' }, { timeoutMs: 10_000, cancel });
+    cancel.cancel();
+    await expect(cancelled).rejects.toThrow(/cancel/i);
+    expect(transport.sent[1]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'sb:1', reason: 'cancelled by the client', _meta: ENVELOPE_META },
+    });
+  });
+
+  it('cancel on a transport with a stream per request by closing that stream, and send its headers with it', async () => {
+    const transport = new PerRequestStreamTransport();
+    const lean = modernRequests(transport);
+    const cancel = new CancelSource();
+    const params = { name: 'slow', _meta: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } };
+    const cancelled = lean.request('tools/call', params, { timeoutMs: 10_000, cancel, headers: { 'Mcp-Param-Region': 'eu' } });
+    const answered = lean.request('tools/call', { name: 'echo' }, { timeoutMs: 10_000 });
+    const [first, second] = transport.sendOptions;
+    expect(first?.headers).toEqual({ 'Mcp-Param-Region': 'eu', traceparent: params._meta.traceparent });
+    expect(second?.headers).toBeUndefined();
+    expect(first?.requestSignal?.aborted).toBe(false);
+    cancel.cancel();
+    await expect(cancelled).rejects.toThrow(/cancel/i);
+    expect(first?.requestSignal?.aborted).toBe(true);
+    expect(second?.requestSignal?.aborted).toBe(false);
+    // The stream's closing is the cancellation: nothing else goes out.
+    expect(transport.sent).toHaveLength(2);
+    transport.answer({ jsonrpc: '2.0', id: 'sb:2', result: { resultType: 'complete', content: [] } });
+    expect(await answered).toEqual({ content: [] });
   });
 });
