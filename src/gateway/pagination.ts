@@ -10,8 +10,13 @@ export interface Page<T> {
   readonly nextCursor?: string;
 }
 
-export function paginate<T>(items: readonly T[], kind: string, cursor: unknown, pageSize: number): Page<T> {
-  const offset = cursor === undefined ? 0 : decodeCursor(cursor, kind, items.length);
+/** Where the page a cursor names starts (0 without a cursor); a bad cursor is the client's error. */
+export function pageOffset(length: number, kind: string, cursor: unknown): number {
+  return cursor === undefined ? 0 : decodeCursor(cursor, kind, length);
+}
+
+/** The page of `items` that starts at `offset`, and the cursor of the next one unless it is the last. */
+export function pageAt<T>(items: readonly T[], kind: string, offset: number, pageSize: number): Page<T> {
   const end = offset + pageSize;
   const page = items.slice(offset, end);
   return end < items.length ? { items: page, nextCursor: encodeCursor(kind, end) } : { items: page };

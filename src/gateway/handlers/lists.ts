@@ -1,26 +1,15 @@
-// tools/list, prompts/list, resources/list, resources/templates/list: pages of the merged view.
+// tools/list, prompts/list, resources/list, resources/templates/list: pages of the merged view, the
+// same objects for every caller of a view (view-pages.ts).
 import type { MethodHandler } from '../handler-context.js';
-import { paginate } from '../pagination.js';
+import { ViewPages } from '../view-pages.js';
 
-export const listTools: MethodHandler = async (params, { view, pageSize }) => {
-  const page = paginate(view.tools, 'tools', params.cursor, pageSize);
-  return { tools: page.items.map((entry) => entry.item), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-};
+const pages = new ViewPages();
 
-export const listPrompts: MethodHandler = async (params, { view, pageSize }) => {
-  const page = paginate(view.prompts, 'prompts', params.cursor, pageSize);
-  return { prompts: page.items.map((entry) => entry.item), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-};
+export const listTools: MethodHandler = async (params, { view, pageSize }) => pages.page('tools', view.tools, params.cursor, pageSize);
 
-export const listResources: MethodHandler = async (params, { view, pageSize }) => {
-  const page = paginate(view.resources, 'resources', params.cursor, pageSize);
-  return { resources: page.items.map((entry) => entry.item), ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-};
+export const listPrompts: MethodHandler = async (params, { view, pageSize }) => pages.page('prompts', view.prompts, params.cursor, pageSize);
 
-export const listResourceTemplates: MethodHandler = async (params, { view, pageSize }) => {
-  const page = paginate(view.resourceTemplates, 'resourceTemplates', params.cursor, pageSize);
-  return {
-    resourceTemplates: page.items.map((entry) => entry.item),
-    ...(page.nextCursor && { nextCursor: page.nextCursor }),
-  };
-};
+export const listResources: MethodHandler = async (params, { view, pageSize }) => pages.page('resources', view.resources, params.cursor, pageSize);
+
+export const listResourceTemplates: MethodHandler = async (params, { view, pageSize }) =>
+  pages.page('resourceTemplates', view.resourceTemplates, params.cursor, pageSize);

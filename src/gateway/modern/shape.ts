@@ -1,6 +1,7 @@
 // What makes a result a 2026-07-28 result: `resultType`, the server's identity in `_meta`, and on
 // the cacheable methods honest cache hints. Errors get the codes a 2026 client may receive.
 import { copyWith, metaWith, withMetaEntry } from '../../protocol/copy-with.js';
+import { presetJsonWith } from '../../protocol/json-text.js';
 import { GATEWAY_IMPLEMENTATION } from '../../version.js';
 import type { JsonObject } from '../json.js';
 import type { JsonRpcId, JsonRpcResponse } from '../json-rpc.js';
@@ -27,19 +28,20 @@ export function withServerInfo(result: JsonObject): JsonObject {
  * (every 2026 call passes here). `cache` is asked only for the results that carry cache hints.
  */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
-  const shaped: JsonObject = copyWith(result, { resultType: 'complete', _meta: metaWith(result, META.serverInfo, SERVER_INFO) });
+  const additions: JsonObject = { resultType: 'complete', _meta: metaWith(result, META.serverInfo, SERVER_INFO) };
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
     const { listsFreshForMs, privateViews } = cache();
-    shaped.ttlMs = listsFreshForMs;
-    shaped.cacheScope = method !== 'server/discover' && privateViews ? 'private' : 'public';
+    additions.ttlMs = listsFreshForMs;
+    additions.cacheScope = method !== 'server/discover' && privateViews ? 'private' : 'public';
   } else if (method === 'resources/read') {
     // A 2026 upstream's own hint bounds ours; a 2025 upstream promises nothing.
     const upstreamTtl = typeof result.ttlMs === 'number' && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0;
-    shaped.ttlMs = upstreamTtl;
-    shaped.cacheScope = result.cacheScope === 'private' || cache().privateViews ? 'private' : 'public';
+    additions.ttlMs = upstreamTtl;
+    additions.cacheScope = result.cacheScope === 'private' || cache().privateViews ? 'private' : 'public';
   }
-  return shaped;
+  // A page of the catalogue keeps its text (view-pages.ts): this result's is that text and ours.
+  return presetJsonWith(copyWith(result, additions), result, additions);
 }
 
 export function inputRequiredResult(inputRequests: JsonObject, requestState: string): JsonObject {

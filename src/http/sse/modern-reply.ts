@@ -3,6 +3,7 @@
 // for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
+import { responseJson } from '../../protocol/json-text.js';
 import { JSON_HEADERS, type Responder } from '../responder.js';
 import { storeUnavailable } from '../transport-errors.js';
 import { SseStream } from './sse-stream.js';
@@ -20,11 +21,11 @@ export class ModernReply {
   finish(response: JsonRpcResponse, status: 200 | 400 | 404 = 200): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.respond(JSON.stringify(response), status, JSON_HEADERS);
+      this.respond(responseJson(response), status, JSON_HEADERS);
       return;
     }
     // Headers went out with the first event: the status is 200 whatever the outcome.
-    this.#stream.send(undefined, JSON.stringify(response));
+    this.#stream.send(undefined, responseJson(response));
     this.#stream.close();
   }
 

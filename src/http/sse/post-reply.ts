@@ -7,6 +7,7 @@
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
+import { responseJson } from '../../protocol/json-text.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import { storeUnavailable } from '../transport-errors.js';
@@ -41,7 +42,7 @@ export class PostReply {
   finish(response: JsonRpcResponse): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.options.respond(JSON.stringify(response), 200, JSON_HEADERS);
+      this.options.respond(responseJson(response), 200, JSON_HEADERS);
       return;
     }
     const { sse } = this.#stream;
