@@ -61,7 +61,7 @@ export class LeanRequests {
     private readonly transport: Transport,
     private readonly dialect: RequestDialect = LEGACY_DIALECT,
   ) {
-    this.#cancelsByStream = dialect !== LEGACY_DIALECT && transport.hasPerRequestStream === true;
+    this.#cancelsByStream = dialect.cancelsByClosingStream && transport.hasPerRequestStream === true;
     // The SDK installed its handler at connect: answers to our requests stop here, the rest goes on.
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = (message, extra) => {

@@ -46,6 +46,7 @@ export interface ModernEnvelope {
 export function modernDialect(envelope: ModernEnvelope): RequestDialect {
   const { protocolVersion, clientInfo, clientCapabilities } = envelope;
   return {
+    cancelsByClosingStream: true,
     refusal: (server, method) => (DELETED_METHODS.has(method) ? new UpstreamRpcError(server, -32601, `Method not found: ${method}`) : undefined),
     outbound(params) {
       const meta: Record<string, unknown> = {

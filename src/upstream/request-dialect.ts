@@ -8,6 +8,11 @@ import { UpstreamRpcError } from './errors.js';
 import type { JsonObject } from './types.js';
 
 export interface RequestDialect {
+  /**
+   * Whether closing a request's own stream is how it is cancelled, on a transport that opens one
+   * per request (2026-07-28, basic/patterns/cancellation); otherwise notifications/cancelled says so.
+   */
+  readonly cancelsByClosingStream: boolean;
   /** A method this era lacks, refused before anything is sent (the error the caller gets), or undefined. */
   refusal(server: string, method: string): Error | undefined;
   /** The params of a request or notification as they go out. */
@@ -17,6 +22,7 @@ export interface RequestDialect {
 }
 
 export const LEGACY_DIALECT: RequestDialect = {
+  cancelsByClosingStream: false,
   refusal: () => undefined,
   outbound: (params) => params,
   decode: (server, _method, result) => (isPlainObject(result) ? result : notAnObject(server)),
