@@ -102,7 +102,9 @@ export class LeanRequests {
       this.#sweep ??= setInterval(() => this.#expire(), SWEEP_MS).unref();
       // Without a spread for the optional params: this is every request of every client.
       const message = (sent ? { jsonrpc: '2.0', id, method, params: sent } : { jsonrpc: '2.0', id, method }) as JSONRPCMessage;
-      const sending = stream ? this.transport.send(message, streamOptions(stream, options.headers, sent)) : this.transport.send(message);
+      const sending = stream
+        ? this.transport.send(message, streamOptions(stream, options.headers, sent, () => this.#streamEnded(number)))
+        : this.transport.send(message);
       sending.catch((error: unknown) => {
         this.#settle(number)?.reject(new UpstreamUnavailableError(this.server, error instanceof Error ? error.message : String(error)));
       });
@@ -160,6 +162,15 @@ export class LeanRequests {
     return pending;
   }
 
+  /**
+   * A request's own stream ended before its answer came (the connection dropped, the server went
+   * away): on 2026-07-28 that request is lost, and the client is to ask again (basic/transports), so
+   * its caller learns it now rather than at its timeout.
+   */
+  #streamEnded(number: number): void {
+    this.#settle(number)?.reject(new UpstreamUnavailableError(this.server, 'the request\'s stream ended before the upstream answered it'));
+  }
+
   /** Gives up on a request: the upstream is told (it may stop working on it), the caller gets `error`. */
   #cancel(number: number, error: Error, reason: string): void {
     const pending = this.#settle(number);
@@ -189,10 +200,15 @@ export class LeanRequests {
 }
 
 /** A request's own stream, and its headers: the caller's, and its trace context (trace-headers.ts). */
-function streamOptions(stream: AbortController, headers: Record<string, string> | undefined, params: JsonObject | undefined): TransportSendOptions {
+function streamOptions(
+  stream: AbortController,
+  headers: Record<string, string> | undefined,
+  params: JsonObject | undefined,
+  onRequestStreamEnd: () => void,
+): TransportSendOptions {
   const trace = traceHeadersOf(params);
   const all = trace ? { ...headers, ...trace } : headers;
-  return all ? { requestSignal: stream.signal, headers: all } : { requestSignal: stream.signal };
+  return all ? { requestSignal: stream.signal, headers: all, onRequestStreamEnd } : { requestSignal: stream.signal, onRequestStreamEnd };
 }
 
 function withProgressToken(params: JsonObject | undefined, token: string): JsonObject {

@@ -233,6 +233,26 @@ describe('a connection to a modern upstream whose listen streams drop', () => {
   });
 });
 
+describe('a request to a modern HTTP upstream whose stream breaks before it is answered', () => {
+  it('fails at once, naming the upstream, instead of waiting for its timeout', async () => {
+    const server = await startModernServerHttp('modern');
+    cleanups.push(() => server.stop());
+    const proxy = await startTcpProxy(server.url);
+    cleanups.push(() => proxy.close());
+    // A call and a timeout longer than the test: only the broken stream can end the request in time.
+    const { upstream } = await supervise('broken', { url: proxy.url, timeoutMs: 600_000 });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const call = upstream.request('tools/call', { name: 'slow', arguments: { ms: 60_000, tag: 'broken-stream' } }, { onProgress: () => started() });
+    call.catch(() => {});
+    // The request's SSE stream is open (its first progress came through it); then the connection drops.
+    await running;
+    proxy.down();
+    await expect(call).rejects.toThrow(/upstream "broken" is unavailable: .*stream/);
+    proxy.up();
+  }, 30_000);
+});
+
 describe('a connection to a 2025 stdio upstream', () => {
   it('falls back to initialize without waiting for the probe timeout, and still logs its stderr', async () => {
     const started = Date.now();

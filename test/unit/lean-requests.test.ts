@@ -207,5 +207,17 @@ describe('lean requests to a 2026-07-28 upstream', () => {
     expect(transport.sent).toHaveLength(2);
     transport.answer({ jsonrpc: '2.0', id: 'sb:2', result: { resultType: 'complete', content: [] } });
     expect(await answered).toEqual({ content: [] });
+    // A stream that ends once its answer is in changes nothing.
+    second?.onRequestStreamEnd?.();
+  });
+
+  it('fail a request at once when its own stream ends before the answer came', async () => {
+    const transport = new PerRequestStreamTransport();
+    const lean = modernRequests(transport);
+    const lost = lean.request('tools/call', { name: 'slow' }, { timeoutMs: 600_000 });
+    const kept = lean.request('tools/call', { name: 'echo' }, { timeoutMs: 600_000 });
+    transport.sendOptions[0]?.onRequestStreamEnd?.();
+    await expect(lost).rejects.toThrow('upstream "modern" is unavailable: the request\'s stream ended before the upstream answered it');
+    expect(await settledState(kept)).toBe('pending');
   });
 });
