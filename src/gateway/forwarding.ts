@@ -52,7 +52,7 @@ export class UpstreamForwarding {
   constructor(private readonly options: ForwardingOptions) {}
 
   async forward(request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<JsonObject> {
-    const { caller, inFlight, onProgress, retry, trace } = request;
+    const { caller, inFlight, retry, trace } = request;
     trace.server ??= server;
     // One map lookup for a server without limits (no await, no allocation); a limited one is
     // admitted or refused here, and holds its slot, if it has a cap, until the call is done
@@ -63,11 +63,8 @@ export class UpstreamForwarding {
       // One lookup decides both where the request goes and what it presents there (the audit line's credentialMode).
       const isolatedServer = this.options.isolated?.find(server);
       trace.credentials ??= isolatedServer?.credentials?.source.mode ?? 'config';
-      const send = this.#sender(caller, isolatedServer !== undefined, request.isolation, server, inFlight, onProgress, request.span);
-      const progressMapped = onProgress !== undefined;
-      const toUpstream = (answers?: UpstreamRetry) =>
-        send(method, params, (modernUpstream, span) => upstreamParams(params, { caller, modernUpstream, progressMapped, retry: answers, span }));
-      const first = await toUpstream(retry?.server === server ? retry.answers : undefined);
+      const sessionIsolated = isolatedServer !== undefined;
+      const first = await this.#send(request, sessionIsolated, server, method, params, retry?.server === server ? retry.answers : undefined);
       // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
       // a 2025 session is asked on its own streams, and the upstream retried with the answers.
       const session = caller.session;
@@ -77,7 +74,7 @@ export class UpstreamForwarding {
         server,
         maxRounds: this.options.maxInputRounds,
         ask: (input) => this.options.relay.relayTo({ session, related: inFlight.related }, { ...input, signal: inFlight.signal }),
-        retry: (answers) => toUpstream(answers),
+        retry: (answers) => this.#send(request, sessionIsolated, server, method, params, answers),
       });
       return withoutUpstreamIdentity(answered);
     } finally {
@@ -104,50 +101,49 @@ export class UpstreamForwarding {
   /**
    * Sends one request to `server` for this caller: on the session's own connection for a
    * session-isolated server, else on the shared one (where messages and questions from the
-   * upstream are attributed to the caller while the request waits). `params` is computed once the
-   * upstream's era is known (`shape`); `params` as the handler gave them names the span.
+   * upstream are attributed to the caller while the request waits). The params go out fit for the
+   * upstream's era (upstream-params.ts), with `answers` on a retry of its own input_required;
+   * `params` as the handler gave them name the span. A method and not a closure made per request:
+   * this is every call.
    */
-  #sender(
-    caller: Caller,
-    sessionIsolated: boolean,
-    isolation: SessionRecord | undefined,
-    server: string,
-    inFlight: InFlightRequest,
-    onProgress: ((update: ProgressUpdate) => void) | undefined,
-    parentSpan: TraceSpan | undefined,
-  ): (method: string, params: JsonObject, shape: ShapeParams) => Promise<JsonObject> {
+  async #send(request: ForwardingRequest, sessionIsolated: boolean, server: string, method: string, params: JsonObject, answers: UpstreamRetry | undefined): Promise<JsonObject> {
+    const { inFlight, onProgress, span: parentSpan } = request;
     const isolated = this.options.isolated;
     if (sessionIsolated && isolated) {
-      const principal = caller.principal;
-      const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }) };
-      const session = isolation;
-      if (!session) throw new Error('a session-isolated server needs an isolation session');
-      return (method, params, shape) => {
-        const modern = isolated.isModern(session, server);
-        const send = (span: TraceSpan | undefined) =>
-          isolated.request(session, server, method, shape(modern, span), { ...options, ...(inFlight.related && { related: inFlight.related }) });
-        if (!parentSpan) return send(undefined);
-        return traced(parentSpan, method, params, { server, modern, transport: isolated.transportOf(server), protocolVersion: undefined }, send);
-      };
+      return this.#sendIsolated(isolated, request, server, method, params, (modern, span) => paramsFor(request, params, answers, modern, span));
     }
-    return async (method, params, shape) => {
-      const upstream = this.options.upstreams.get(server);
-      if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
-      const modern = speaksModern(upstream);
-      // Without a spread: this is every request to a shared upstream.
-      const options: UpstreamRequestOptions = onProgress ? { cancel: inFlight, onProgress } : { cancel: inFlight };
-      inFlight.waitOn(server);
-      try {
-        if (!parentSpan) return await upstream.request(method, shape(modern, undefined), options);
-        const info = upstream.info;
-        const target = { server, modern, transport: info && (info.transport === 'stdio' ? ('stdio' as const) : ('http' as const)), protocolVersion: info?.protocolVersion };
-        return await traced(parentSpan, method, params, target, (span) => upstream.request(method, shape(modern, span), options));
-      } finally {
-        inFlight.doneWith(server);
-      }
-    };
+    const upstream = this.options.upstreams.get(server);
+    if (!upstream) throw new UpstreamUnavailableError(server, 'it is not configured');
+    const modern = speaksModern(upstream);
+    // Without a spread: this is every request to a shared upstream.
+    const options: UpstreamRequestOptions = onProgress ? { cancel: inFlight, onProgress } : { cancel: inFlight };
+    inFlight.waitOn(server);
+    try {
+      if (!parentSpan) return await upstream.request(method, paramsFor(request, params, answers, modern, undefined), options);
+      const info = upstream.info;
+      const target = { server, modern, transport: info && (info.transport === 'stdio' ? ('stdio' as const) : ('http' as const)), protocolVersion: info?.protocolVersion };
+      return await traced(parentSpan, method, params, target, (span) => upstream.request(method, paramsFor(request, params, answers, modern, span), options));
+    } finally {
+      inFlight.doneWith(server);
+    }
   }
 
+  #sendIsolated(isolated: IsolatedServers, request: ForwardingRequest, server: string, method: string, params: JsonObject, shape: ShapeParams): Promise<JsonObject> {
+    const { caller, inFlight, onProgress, span: parentSpan } = request;
+    const session = request.isolation;
+    if (!session) return Promise.reject(new Error('a session-isolated server needs an isolation session'));
+    const principal = caller.principal;
+    const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }), ...(inFlight.related && { related: inFlight.related }) };
+    const modern = isolated.isModern(session, server);
+    const send = (span: TraceSpan | undefined) => isolated.request(session, server, method, shape(modern, span), options);
+    if (!parentSpan) return send(undefined);
+    return traced(parentSpan, method, params, { server, modern, transport: isolated.transportOf(server), protocolVersion: undefined }, send);
+  }
+}
+
+/** The caller's params as one upstream gets them, once its era (and, traced, the request's span) is known. */
+function paramsFor(request: ForwardingRequest, params: JsonObject, answers: UpstreamRetry | undefined, modernUpstream: boolean, span: TraceSpan | undefined): JsonObject {
+  return upstreamParams(params, { caller: request.caller, modernUpstream, progressMapped: request.onProgress !== undefined, retry: answers, span });
 }
 
 /** One upstream request in a span of its own, whose context `send` hands the upstream. */

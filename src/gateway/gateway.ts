@@ -336,7 +336,8 @@ export class Gateway {
           : undefined;
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
-      view = isolation ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
+      // A session has a view of its own only with session-isolated servers; otherwise no await here.
+      view = isolation && this.#isolated?.hasAny() ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry, span });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
