@@ -10,6 +10,12 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds('["\\"[[[[[[["]', 2)).toBe(false);
   });
 
+  it('judges a text by its brackets of both kinds together, at the limit and one past it', () => {
+    expect(jsonDepthExceeds('{"a":[{"b":[1]}]}', 4)).toBe(false);
+    expect(jsonDepthExceeds('{"a":[{"b":[1]}]}', 3)).toBe(true);
+    expect(jsonDepthExceeds('[{"a":1},{"b":2},{"c":3}]', 2)).toBe(false);
+  });
+
   // A scan, not a recursion: two million levels are refused without exhausting the stack. (How fast
   // is the bench's business, never a test's.)
   it('refuses a very deep text, and one that is deep only somewhere in the middle', () => {

@@ -85,4 +85,12 @@ describe('the Host check of a loopback bind', () => {
   it('refuses any other Host, as a DNS-rebinding page would send', async () => {
     expect(await status(app, { host: 'rebind.attacker.example:8080' })).toBe(403);
   });
+
+  it('judges each new Host, whatever passed before it', async () => {
+    for (let round = 0; round < 2; round++) {
+      expect(await status(app, { host: '127.0.0.1:8080' })).toBe(200);
+      expect(await status(app, { host: 'rebind.attacker.example:8080' })).toBe(403);
+      expect(await status(app, { host: 'rebind.attacker.example:8080' })).toBe(403);
+    }
+  });
 });
