@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { lightLoad } from './light-load.js';
 import type { PhaseResult } from './load.js';
-import { startGateway, stopAll, removeRunDir, EVERYTHING_MAIN, MODERN_STDIO } from './processes.js';
+import { startGateway, stopAll, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
 import { comparisonTable } from './report.js';
 import { compareTargets } from './scenarios.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -52,8 +52,8 @@ if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs: a whole num
 const modern = values.upstream === 'modern';
 if (!modern && values.upstream !== 'everything') throw new Error(`--upstream: everything or modern, got ${values.upstream}`);
 if (modern && era !== '2026') throw new Error('--upstream modern: its requests are 2026 ones (--era 2026)');
-const upstreams = modern ? { modern: MODERN_STDIO } : { everything: { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } };
-const upstreamPattern = modern ? 'modern-server' : 'server-everything';
+const upstreams = modern ? { modern: MODERN_STDIO } : { everything: EVERYTHING_STDIO };
+const upstreamPattern = modern ? MODERN_PATTERN : EVERYTHING_PATTERN;
 const spec = TARGET_SPECS[modern ? 'gw-modern-2026' : era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
 const progress = (message: string): void => void process.stderr.write(`bench:ab: ${message}\n`);
 

@@ -36,6 +36,13 @@ const MODERN_FIXTURE = fileURLToPath(new URL('../test/fixtures/modern-server.ts'
  */
 export const MODERN_STDIO = { command: process.execPath, args: ['--import', TSX_LOADER, MODERN_FIXTURE, 'stdio'], env: { ERAS: 'modern' } } as const;
 
+/** server-everything over stdio, as a gateway's config names it. */
+export const EVERYTHING_STDIO = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } as const;
+
+/** What finds each upstream's process among a gateway's children (RunningFront.upstreamPids). */
+export const EVERYTHING_PATTERN = 'server-everything';
+export const MODERN_PATTERN = 'modern-server';
+
 // Takes a child down if this process dies without running its cleanup (see the file).
 const EXIT_WITH_PARENT = pathToFileURL(fileURLToPath(new URL('../test/fixtures/exit-with-parent.mjs', import.meta.url))).href;
 const STARTUP_TIMEOUT_MS = 20_000;

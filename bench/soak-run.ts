@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 
 import { scrapeMetrics } from '../test/support/metrics-scrape.js';
 import { childPids } from './cpu-time.js';
-import { EVERYTHING_MAIN, removeRunDir, startGateway, startRedis, stopAll } from './processes.js';
+import { EVERYTHING_STDIO, removeRunDir, startGateway, startRedis, stopAll } from './processes.js';
 import { startSoakLoad, WORK_KINDS, WORKERS, type SoakCounts } from './soak-load.js';
 import { judgeSeries, type Point, type SeriesRule, type SeriesVerdict } from './soak-verdict.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -74,7 +74,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 },
         sessions: { store: 'redis', redisUrl: redis.url, keyPrefix: 'soak:' },
         mrtr: { stateSecret: BENCH_STATE_SECRET },
-        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } },
+        mcpServers: { everything: EVERYTHING_STDIO },
       },
       logLevel: options.logLevel,
       ...(options.cli !== undefined && { cli: options.cli }),

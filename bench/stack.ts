@@ -1,7 +1,9 @@
 // Starts what the chosen targets need, each part once (the two eras of a gateway share it), and
 // hands back the targets with their endpoints and the process ids whose CPU time they are charged.
 import {
-  EVERYTHING_MAIN,
+  EVERYTHING_PATTERN,
+  EVERYTHING_STDIO,
+  MODERN_PATTERN,
   MODERN_STDIO,
   startEverythingOverHttp,
   startEverythingOverStdio,
@@ -24,10 +26,6 @@ export interface GatewaySettings {
 /** Loopback only; nothing secret rides on it. */
 export const BENCH_STATE_SECRET = 'switchboard-bench-not-a-secret';
 const GATEWAY_SERVER = { host: '127.0.0.1', shutdownTimeoutSeconds: 5 };
-const EVERYTHING_STDIO = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] };
-/** How a front's stdio upstream is found among its children. */
-const EVERYTHING_PATTERN = 'server-everything';
-const MODERN_PATTERN = 'modern-server';
 
 export async function startStack(names: readonly TargetName[], gateway: GatewaySettings, progress: (message: string) => void): Promise<Target[]> {
   const parts = new Set(names.map((name) => TARGET_SPECS[name].part));

@@ -52,8 +52,12 @@ export async function openEraPath(options: EraPathOptions): Promise<EraPath> {
   return openLegacy(options, new LeanRequests(server, transport));
 }
 
+function sendOn(lean: LeanRequests): SendRequest {
+  return (method, params, requestOptions) => lean.request(method, params, requestOptions);
+}
+
 async function openLegacy(options: EraPathOptions, lean: LeanRequests): Promise<EraPath> {
-  const send: SendRequest = (method, params, requestOptions) => lean.request(method, params, requestOptions);
+  const send = sendOn(lean);
   const { subscriptions, logLevel } = options.carried;
   const again = (method: string, params: JsonObject) =>
     send(method, params, { timeoutMs: options.timeoutMs }).catch((error: unknown) => {
@@ -87,8 +91,7 @@ async function openModern(options: EraPathOptions, lean: LeanRequests): Promise<
     if (!(error instanceof UpstreamRpcError)) throw error;
     options.logger.warn({ err: error.message, code: error.code }, 'the upstream refused subscriptions/listen: its list changes and resource updates will not be seen');
   }
-  const send: SendRequest = (method, params, requestOptions) => lean.request(method, params, requestOptions);
-  const requests = new ModernRequests(options.server, send, listens, options.carried.logLevel);
+  const requests = new ModernRequests(options.server, sendOn(lean), listens, options.carried.logLevel);
   return {
     request: (method, params, requestOptions) => requests.request(method, params, requestOptions),
     ping: (timeoutMs) => requests.ping(timeoutMs),

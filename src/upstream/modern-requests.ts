@@ -14,6 +14,7 @@ import { withMetaEntry } from '../protocol/copy-with.js';
 import { mirroredHeaders } from '../protocol/mirrored-params.js';
 import { UpstreamRpcError } from './errors.js';
 import type { ModernListens } from './modern-listens.js';
+import { isPlainObject } from './request-dialect.js';
 import type { JsonObject, UpstreamRequestOptions } from './types.js';
 
 export const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
@@ -75,7 +76,7 @@ export class ModernRequests {
     if (params?.cursor === undefined) this.#toolSchemas.clear();
     if (!Array.isArray(page.tools)) return;
     for (const tool of page.tools as unknown[]) {
-      if (isObject(tool) && typeof tool.name === 'string' && isObject(tool.inputSchema)) this.#toolSchemas.set(tool.name, tool.inputSchema);
+      if (isPlainObject(tool) && typeof tool.name === 'string' && isPlainObject(tool.inputSchema)) this.#toolSchemas.set(tool.name, tool.inputSchema);
     }
   }
 
@@ -94,11 +95,7 @@ export class ModernRequests {
 /** The params with `level` as their log level, unless they name one themselves. */
 export function withLogLevel(params: JsonObject | undefined, level: string | undefined): JsonObject | undefined {
   if (level === undefined) return params;
-  const meta = isObject(params?._meta) ? params._meta : {};
+  const meta = isPlainObject(params?._meta) ? params._meta : {};
   if (meta[LOG_LEVEL_META_KEY] !== undefined) return params;
   return withMetaEntry(params, LOG_LEVEL_META_KEY, level);
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 // Schemas that let messages through as they are, in the Standard Schema shape the client SDK
 // takes: the gateway relays what upstreams and clients say, and checking shapes is the business of
 // whoever consumes them (an SDK schema would also drop fields newer than the SDK).
+import { isPlainObject } from './request-dialect.js';
 import type { JsonObject } from './types.js';
 
 /** Accepts any result object as it is. */
@@ -8,10 +9,7 @@ export const passThroughResult = {
   '~standard': {
     version: 1 as const,
     vendor: 'switchboard',
-    validate: (value: unknown) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as JsonObject }
-        : { issues: [{ message: 'the result is not a JSON object' }] },
+    validate: (value: unknown) => (isPlainObject(value) ? { value } : { issues: [{ message: 'the result is not a JSON object' }] }),
   },
 };
 

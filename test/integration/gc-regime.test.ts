@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { lightLoad } from '../../bench/light-load.js';
-import { EVERYTHING_MAIN, MODERN_STDIO, removeRunDir, runDir, startGateway, stopAll } from '../../bench/processes.js';
+import { EVERYTHING_STDIO, MODERN_STDIO, removeRunDir, runDir, startGateway, stopAll } from '../../bench/processes.js';
 import { compareTargets, type Scenario } from '../../bench/scenarios.js';
 import { BENCH_STATE_SECRET } from '../../bench/stack.js';
 import { TARGET_SPECS, type Target } from '../../bench/targets.js';
@@ -44,8 +44,8 @@ function scavengePromotions(lines: string): { bytes: number; scavenges: number }
 
 describe('the gateway after a full collection', () => {
   const upstreams = {
-    'gw-stdio-2025': { everything: { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } },
-    'gw-stdio-2026': { everything: { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } },
+    'gw-stdio-2025': { everything: EVERYTHING_STDIO },
+    'gw-stdio-2026': { everything: EVERYTHING_STDIO },
     'gw-modern-2026': { modern: MODERN_STDIO },
   } as const;
 

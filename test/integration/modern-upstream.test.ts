@@ -11,7 +11,7 @@ import { openConnection } from '../../src/upstream/connection.js';
 import { STDIO_PROBE_TIMEOUT_MS } from '../../src/upstream/negotiation.js';
 import { SupervisedUpstream } from '../../src/upstream/supervised-upstream.js';
 import type { UpstreamNotification } from '../../src/upstream/types.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { everythingStdio, modernServerStdio, startModernServerHttp } from '../support/upstreams.js';
 
 type UpstreamInput = NonNullable<ConfigInput['mcpServers']>[string];
@@ -48,6 +48,15 @@ async function supervise(name: string, server: UpstreamInput): Promise<{ upstrea
   await upstream.whenSettled();
   expect(upstream.status()).toMatchObject({ state: 'ready' });
   return { upstream, notifications };
+}
+
+/** The modern-only fixture over HTTP behind a TCP proxy that a test can take down; both stopped after the test. */
+async function modernServerBehindProxy(): Promise<TcpProxy> {
+  const server = await startModernServerHttp('modern');
+  cleanups.push(() => server.stop());
+  const proxy = await startTcpProxy(server.url);
+  cleanups.push(() => proxy.close());
+  return proxy;
 }
 
 /** Resolves when the upstream has been down and is ready again. */
@@ -205,10 +214,7 @@ describe('a connection to a modern upstream over HTTP', () => {
 
 describe('a connection to a modern upstream whose listen streams drop', () => {
   it('listens again, stays ready, and says what may have changed meanwhile', async () => {
-    const server = await startModernServerHttp('modern');
-    cleanups.push(() => server.stop());
-    const proxy = await startTcpProxy(server.url);
-    cleanups.push(() => proxy.close());
+    const proxy = await modernServerBehindProxy();
     const { upstream, notifications } = await supervise('dropped', { url: proxy.url });
     await upstream.request('resources/subscribe', { uri: 'note://current' });
 
@@ -235,10 +241,7 @@ describe('a connection to a modern upstream whose listen streams drop', () => {
 
 describe('a request to a modern HTTP upstream whose stream breaks before it is answered', () => {
   it('fails at once, naming the upstream, instead of waiting for its timeout', async () => {
-    const server = await startModernServerHttp('modern');
-    cleanups.push(() => server.stop());
-    const proxy = await startTcpProxy(server.url);
-    cleanups.push(() => proxy.close());
+    const proxy = await modernServerBehindProxy();
     // A call and a timeout longer than the test: only the broken stream can end the request in time.
     const { upstream } = await supervise('broken', { url: proxy.url, timeoutMs: 600_000 });
     let started!: () => void;
