@@ -8,6 +8,10 @@
 //   streams  a GET stream opened on a session, held a moment, dropped; the session is replaced now and then
 //   listens  a 2026 subscriptions/listen opened, acknowledged, held a moment, dropped
 //   modern   a 2026 tools/call echo (no session)
+//   upstream2026  the same gateway's other upstream, a 2026-07-28 server (the tests' modern fixture),
+//            in turn: a 2026 echo; a 2025 session's echo (bridged); a 2026 call whose upstream asks
+//            for input, answered on the retry; a 2026 call the client drops after its first
+//            progress, which must reach the upstream as a cancellation
 // Every operation is bounded in time (OP_TIMEOUT_MS): one that hangs counts as an error, it does
 // not stall the run.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,15 +20,21 @@ import { Pool } from 'undici';
 import { endpointOn, openSession, request, type Endpoint } from './http-load.js';
 import { ECHO_ARGUMENTS, MODERN_VERSION } from './operations.js';
 
-export const WORK_KINDS = ['churn', 'calls', 'lists', 'streams', 'listens', 'modern'] as const;
+export const WORK_KINDS = ['churn', 'calls', 'lists', 'streams', 'listens', 'modern', 'upstream2026'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
 
 /** Workers per kind: the streams and listens ones are the ones that hold connections open. */
-export const WORKERS: Readonly<Record<WorkKind, number>> = { churn: 2, calls: 2, lists: 1, streams: 2, listens: 2, modern: 1 };
+export const WORKERS: Readonly<Record<WorkKind, number>> = { churn: 2, calls: 2, lists: 1, streams: 2, listens: 2, modern: 1, upstream2026: 1 };
 
 const OP_TIMEOUT_MS = 10_000;
 const ECHO = { name: 'everything__echo', arguments: ECHO_ARGUMENTS };
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+/** The 2026-07-28 upstream's name in the soak's config (soak-run.ts). */
+export const MODERN_UPSTREAM = 'modern';
+/** What a 2026 client declares to be asked for input (the fixture's ask_elicitation asks a form). */
+const ELICITING_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+/** How long a dropped call's cancellation may take to reach its upstream. */
+const CANCEL_SEEN_WITHIN_MS = 5_000;
 /** A GET stream's session is replaced after this many streams: sessions with streams get deleted too. */
 const STREAMS_PER_SESSION = 10;
 
@@ -80,6 +90,8 @@ export function startSoakLoad(url: string, paceMs: number): SoakLoad {
 interface WorkerState {
   readonly session?: Record<string, string>;
   readonly uses?: number;
+  /** The tag of the last call this worker dropped, until its upstream is seen to have cancelled it. */
+  readonly dropped?: string;
 }
 
 type Worker = (endpoint: Endpoint, url: string, state: WorkerState) => Promise<WorkerState>;
@@ -134,7 +146,85 @@ const WORK: Readonly<Record<WorkKind, Worker>> = {
     await request(endpoint, 'tools/call', { ...ECHO, _meta: MODERN_META }, headers);
     return {};
   },
+  async upstream2026(endpoint, url, state) {
+    const session = state.session ?? (await openSession(endpoint));
+    const uses = state.uses ?? 0;
+    const next = { session, uses: uses + 1 };
+    // A dropped call is followed up first: its cancellation must have reached the upstream.
+    if (state.dropped !== undefined) {
+      await cancellationSeen(endpoint, state.dropped);
+      return next;
+    }
+    switch (uses % 4) {
+      case 0:
+        expectText(await modernCall(endpoint, 'echo', { message: 'a 2026 call' }), 'a 2026 call');
+        return next;
+      case 1:
+        expectText(await request(endpoint, 'tools/call', { name: tool('echo'), arguments: { message: 'a 2025 call' } }, session), 'a 2025 call');
+        return next;
+      case 2:
+        await answeredOnRetry(endpoint);
+        return next;
+      default: {
+        const tag = `soak-${uses}`;
+        await dropAfterProgress(url, tag);
+        return { ...next, dropped: tag };
+      }
+    }
+  },
 };
+
+function tool(name: string): string {
+  return `${MODERN_UPSTREAM}__${name}`;
+}
+
+function modernHeaders(name: string): Record<string, string> {
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
+}
+
+/** A 2026 tools/call of the 2026 upstream's tool `name`, with `meta` as its envelope. */
+function modernCall(endpoint: Endpoint, name: string, args: object, meta: object = MODERN_META, extra: object = {}): Promise<unknown> {
+  return request(endpoint, 'tools/call', { name: tool(name), arguments: args, ...extra, _meta: meta }, modernHeaders(tool(name)));
+}
+
+function expectText(result: unknown, expected: string): void {
+  const text = (result as { content?: { text?: unknown }[] } | undefined)?.content?.[0]?.text;
+  if (typeof text !== 'string' || !text.includes(expected)) throw new Error(`expected "${expected}" in ${JSON.stringify(result).slice(0, 200)}`);
+}
+
+/** The upstream asks for input (MRTR): the gateway answers input_required, and the retry with the answer completes. */
+async function answeredOnRetry(endpoint: Endpoint): Promise<void> {
+  const args = { message: 'soak?' };
+  const first = (await modernCall(endpoint, 'ask_elicitation', args, ELICITING_META)) as { resultType?: unknown; inputRequests?: Record<string, unknown>; requestState?: unknown };
+  const key = Object.keys(first.inputRequests ?? {})[0];
+  if (first.resultType !== 'input_required' || key === undefined || typeof first.requestState !== 'string') {
+    throw new Error(`expected input_required, got ${JSON.stringify(first).slice(0, 200)}`);
+  }
+  const answers = { inputResponses: { [key]: { action: 'accept', content: { answer: 'answered in the soak' } } }, requestState: first.requestState };
+  expectText(await modernCall(endpoint, 'ask_elicitation', args, ELICITING_META, answers), 'answered in the soak');
+}
+
+/** A slow 2026 call, dropped by its client once its first progress arrives: how a 2026 client cancels. */
+async function dropAfterProgress(url: string, tag: string): Promise<void> {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool('slow'), arguments: { ms: 60_000, tag }, _meta: { ...MODERN_META, progressToken: tag } } };
+  await holdStream(
+    url,
+    { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders(tool('slow')) }, body: JSON.stringify(body) },
+    (text) => text.includes('notifications/progress'),
+  );
+}
+
+/** Waits until the upstream lists `tag` among the calls it saw cancelled. */
+async function cancellationSeen(endpoint: Endpoint, tag: string): Promise<void> {
+  const deadline = performance.now() + CANCEL_SEEN_WITHIN_MS;
+  for (;;) {
+    const result = await modernCall(endpoint, 'cancellations', {});
+    const text = (result as { content?: { text?: unknown }[] }).content?.[0]?.text;
+    if (typeof text === 'string' && (JSON.parse(text) as unknown[]).includes(tag)) return;
+    if (performance.now() > deadline) throw new Error(`the upstream did not see dropped call ${tag} cancelled within ${CANCEL_SEEN_WITHIN_MS} ms`);
+    await sleep(50);
+  }
+}
 
 /** Opens a streamed answer, reads until `opened` says it is under way, holds it 100 to 600 ms, then drops it as a client that goes away would. */
 async function holdStream(url: string, init: RequestInit, opened: (text: string) => boolean): Promise<void> {
