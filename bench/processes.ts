@@ -14,7 +14,7 @@ import { spawnTracked, stopChild, waitForStderrLine } from '../test/support/chil
 import { freePort } from '../test/support/free-port.js';
 import { startRedisServer } from '../test/support/redis-server-process.js';
 import type { RunningRedis } from '../test/support/running-redis.js';
-import { startEverythingHttp, type HttpUpstream } from '../test/support/upstreams.js';
+import { startEverythingHttp, startModernServerHttp, type HttpUpstream } from '../test/support/upstreams.js';
 import { childPids, childPidsRunning } from './cpu-time.js';
 import { FRONT_HOOKS, frontControl, type FrontControl } from './front-control.js';
 import { SHIPPED_NODE_FLAGS } from './shipped-flags.js';
@@ -96,6 +96,11 @@ export async function startEverythingOverHttp(): Promise<HttpUpstream & { readon
   const upstream = await track(startEverythingHttp());
   const started = childPids(process.pid).filter((pid) => !before.has(pid));
   return { ...upstream, pid: started.length === 1 ? started[0] : undefined };
+}
+
+/** The tests' 2026-07-28 fixture over Streamable HTTP on a loopback port, 2026 only (the soak's HTTP upstream of that era). */
+export function startModernOverHttp(): Promise<HttpUpstream> {
+  return track(startModernServerHttp('modern'));
 }
 
 /** server-everything over stdio with this process holding the pipe (the stdio-direct target). */

@@ -8,10 +8,11 @@
 //   streams  a GET stream opened on a session, held a moment, dropped; the session is replaced now and then
 //   listens  a 2026 subscriptions/listen opened, acknowledged, held a moment, dropped
 //   modern   a 2026 tools/call echo (no session)
-//   upstream2026  the same gateway's other upstream, a 2026-07-28 server (the tests' modern fixture),
-//            in turn: a 2026 echo; a 2025 session's echo (bridged); a 2026 call whose upstream asks
-//            for input, answered on the retry; a 2026 call the client drops after its first
-//            progress, which must reach the upstream as a cancellation
+//   upstream2026  the gateway's 2026-07-28 upstreams (the tests' modern fixture, over stdio and over
+//            HTTP, a round on each in turn), each round: a 2026 echo; a 2025 session's echo
+//            (bridged); a 2026 call whose upstream asks for input, answered on the retry; a 2026
+//            call the client drops after its first progress, which must reach the upstream as a
+//            cancellation
 // Every operation is bounded in time (OP_TIMEOUT_MS): one that hangs counts as an error, it does
 // not stall the run.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,8 +30,14 @@ export const WORKERS: Readonly<Record<WorkKind, number>> = { churn: 2, calls: 2,
 const OP_TIMEOUT_MS = 10_000;
 const ECHO = { name: 'everything__echo', arguments: ECHO_ARGUMENTS };
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
-/** The 2026-07-28 upstream's name in the soak's config (soak-run.ts). */
-export const MODERN_UPSTREAM = 'modern';
+/**
+ * The 2026-07-28 upstreams' names in the soak's config (soak-run.ts): over stdio, the gateway
+ * cancels with notifications/cancelled; over HTTP, by closing the request's stream.
+ */
+export const MODERN_UPSTREAMS = { stdio: 'modern', http: 'modernhttp' } as const;
+type ModernUpstream = (typeof MODERN_UPSTREAMS)[keyof typeof MODERN_UPSTREAMS];
+/** Calls per round on one 2026 upstream (the dropped call's follow-up aside). */
+const ROUND = 4;
 /** What a 2026 client declares to be asked for input (the fixture's ask_elicitation asks a form). */
 const ELICITING_META = { ...MODERN_META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 /** How long a dropped call's cancellation may take to reach its upstream. */
@@ -90,8 +97,8 @@ export function startSoakLoad(url: string, paceMs: number): SoakLoad {
 interface WorkerState {
   readonly session?: Record<string, string>;
   readonly uses?: number;
-  /** The tag of the last call this worker dropped, until its upstream is seen to have cancelled it. */
-  readonly dropped?: string;
+  /** The last call this worker dropped, until its upstream is seen to have cancelled it. */
+  readonly dropped?: { readonly upstream: ModernUpstream; readonly tag: string };
 }
 
 type Worker = (endpoint: Endpoint, url: string, state: WorkerState) => Promise<WorkerState>;
@@ -149,42 +156,40 @@ const WORK: Readonly<Record<WorkKind, Worker>> = {
   async upstream2026(endpoint, url, state) {
     const session = state.session ?? (await openSession(endpoint));
     const uses = state.uses ?? 0;
-    const next = { session, uses: uses + 1 };
     // A dropped call is followed up first: its cancellation must have reached the upstream.
     if (state.dropped !== undefined) {
-      await cancellationSeen(endpoint, state.dropped);
-      return next;
+      await cancellationSeen(endpoint, state.dropped.upstream, state.dropped.tag);
+      return { session, uses };
     }
-    switch (uses % 4) {
+    const next = { session, uses: uses + 1 };
+    const upstream = Math.floor(uses / ROUND) % 2 === 0 ? MODERN_UPSTREAMS.stdio : MODERN_UPSTREAMS.http;
+    switch (uses % ROUND) {
       case 0:
-        expectText(await modernCall(endpoint, 'echo', { message: 'a 2026 call' }), 'a 2026 call');
+        expectText(await modernCall(endpoint, upstream, 'echo', { message: 'a 2026 call' }), 'a 2026 call');
         return next;
       case 1:
-        expectText(await request(endpoint, 'tools/call', { name: tool('echo'), arguments: { message: 'a 2025 call' } }, session), 'a 2025 call');
+        expectText(await request(endpoint, 'tools/call', { name: `${upstream}__echo`, arguments: { message: 'a 2025 call' } }, session), 'a 2025 call');
         return next;
       case 2:
-        await answeredOnRetry(endpoint);
+        await answeredOnRetry(endpoint, upstream);
         return next;
       default: {
         const tag = `soak-${uses}`;
-        await dropAfterProgress(url, tag);
-        return { ...next, dropped: tag };
+        await dropAfterProgress(url, upstream, tag);
+        return { ...next, dropped: { upstream, tag } };
       }
     }
   },
 };
 
-function tool(name: string): string {
-  return `${MODERN_UPSTREAM}__${name}`;
-}
-
 function modernHeaders(name: string): Record<string, string> {
   return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
 }
 
-/** A 2026 tools/call of the 2026 upstream's tool `name`, with `meta` as its envelope. */
-function modernCall(endpoint: Endpoint, name: string, args: object, meta: object = MODERN_META, extra: object = {}): Promise<unknown> {
-  return request(endpoint, 'tools/call', { name: tool(name), arguments: args, ...extra, _meta: meta }, modernHeaders(tool(name)));
+/** A 2026 tools/call of `upstream`'s tool `name`, with `meta` as its envelope. */
+function modernCall(endpoint: Endpoint, upstream: ModernUpstream, name: string, args: object, meta: object = MODERN_META, extra: object = {}): Promise<unknown> {
+  const exposed = `${upstream}__${name}`;
+  return request(endpoint, 'tools/call', { name: exposed, arguments: args, ...extra, _meta: meta }, modernHeaders(exposed));
 }
 
 function expectText(result: unknown, expected: string): void {
@@ -193,35 +198,36 @@ function expectText(result: unknown, expected: string): void {
 }
 
 /** The upstream asks for input (MRTR): the gateway answers input_required, and the retry with the answer completes. */
-async function answeredOnRetry(endpoint: Endpoint): Promise<void> {
+async function answeredOnRetry(endpoint: Endpoint, upstream: ModernUpstream): Promise<void> {
   const args = { message: 'soak?' };
-  const first = (await modernCall(endpoint, 'ask_elicitation', args, ELICITING_META)) as { resultType?: unknown; inputRequests?: Record<string, unknown>; requestState?: unknown };
+  const first = (await modernCall(endpoint, upstream, 'ask_elicitation', args, ELICITING_META)) as { resultType?: unknown; inputRequests?: Record<string, unknown>; requestState?: unknown };
   const key = Object.keys(first.inputRequests ?? {})[0];
   if (first.resultType !== 'input_required' || key === undefined || typeof first.requestState !== 'string') {
     throw new Error(`expected input_required, got ${JSON.stringify(first).slice(0, 200)}`);
   }
   const answers = { inputResponses: { [key]: { action: 'accept', content: { answer: 'answered in the soak' } } }, requestState: first.requestState };
-  expectText(await modernCall(endpoint, 'ask_elicitation', args, ELICITING_META, answers), 'answered in the soak');
+  expectText(await modernCall(endpoint, upstream, 'ask_elicitation', args, ELICITING_META, answers), 'answered in the soak');
 }
 
 /** A slow 2026 call, dropped by its client once its first progress arrives: how a 2026 client cancels. */
-async function dropAfterProgress(url: string, tag: string): Promise<void> {
-  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool('slow'), arguments: { ms: 60_000, tag }, _meta: { ...MODERN_META, progressToken: tag } } };
+async function dropAfterProgress(url: string, upstream: ModernUpstream, tag: string): Promise<void> {
+  const name = `${upstream}__slow`;
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { ms: 60_000, tag }, _meta: { ...MODERN_META, progressToken: tag } } };
   await holdStream(
     url,
-    { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders(tool('slow')) }, body: JSON.stringify(body) },
+    { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders(name) }, body: JSON.stringify(body) },
     (text) => text.includes('notifications/progress'),
   );
 }
 
-/** Waits until the upstream lists `tag` among the calls it saw cancelled. */
-async function cancellationSeen(endpoint: Endpoint, tag: string): Promise<void> {
+/** Waits until `upstream` lists `tag` among the calls it saw cancelled. */
+async function cancellationSeen(endpoint: Endpoint, upstream: ModernUpstream, tag: string): Promise<void> {
   const deadline = performance.now() + CANCEL_SEEN_WITHIN_MS;
   for (;;) {
-    const result = await modernCall(endpoint, 'cancellations', {});
+    const result = await modernCall(endpoint, upstream, 'cancellations', {});
     const text = (result as { content?: { text?: unknown }[] }).content?.[0]?.text;
     if (typeof text === 'string' && (JSON.parse(text) as unknown[]).includes(tag)) return;
-    if (performance.now() > deadline) throw new Error(`the upstream did not see dropped call ${tag} cancelled within ${CANCEL_SEEN_WITHIN_MS} ms`);
+    if (performance.now() > deadline) throw new Error(`${upstream} did not see dropped call ${tag} cancelled within ${CANCEL_SEEN_WITHIN_MS} ms`);
     await sleep(50);
   }
 }

@@ -1,5 +1,5 @@
-// One soak: a redis-server and the gateway (Redis store; server-everything and a 2026-07-28 server,
-// the tests' modern fixture, both over stdio) in processes of their own, the mixed load of soak-load.ts for the given time, and a sample every so often of
+// One soak: a redis-server and the gateway (Redis store; server-everything over stdio, and a
+// 2026-07-28 server, the tests' modern fixture, over stdio and over HTTP) in processes of their own, the mixed load of soak-load.ts for the given time, and a sample every so often of
 // what would grow if something leaked: the gateway's heap after a full GC and its resident set
 // (it runs with --expose-gc; front-hooks.mjs answers), its open handles (/metrics), its child
 // processes (/proc), its open streams and listens, and Redis' used_memory. soak-verdict.ts judges
@@ -8,8 +8,8 @@ import { Redis } from 'ioredis';
 
 import { scrapeMetrics } from '../test/support/metrics-scrape.js';
 import { childPids } from './cpu-time.js';
-import { EVERYTHING_STDIO, MODERN_STDIO, removeRunDir, startGateway, startRedis, stopAll } from './processes.js';
-import { MODERN_UPSTREAM, startSoakLoad, WORK_KINDS, WORKERS, type SoakCounts } from './soak-load.js';
+import { EVERYTHING_STDIO, MODERN_STDIO, removeRunDir, startGateway, startModernOverHttp, startRedis, stopAll } from './processes.js';
+import { MODERN_UPSTREAMS, startSoakLoad, WORK_KINDS, WORKERS, type SoakCounts } from './soak-load.js';
 import { judgeSeries, type Point, type SeriesRule, type SeriesVerdict } from './soak-verdict.js';
 import { BENCH_STATE_SECRET } from './stack.js';
 
@@ -68,13 +68,18 @@ export const RULES: Readonly<Record<'heapUsedBytes' | 'rssBytes' | 'handles' | '
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   try {
     const redis = await startRedis();
+    const modernHttp = await startModernOverHttp();
     const front = await startGateway({
       label: 'soak',
       config: {
         server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 },
         sessions: { store: 'redis', redisUrl: redis.url, keyPrefix: 'soak:' },
         mrtr: { stateSecret: BENCH_STATE_SECRET },
-        mcpServers: { everything: EVERYTHING_STDIO, [MODERN_UPSTREAM]: MODERN_STDIO },
+        mcpServers: {
+          everything: EVERYTHING_STDIO,
+          [MODERN_UPSTREAMS.stdio]: MODERN_STDIO,
+          [MODERN_UPSTREAMS.http]: { url: modernHttp.url, transport: 'streamable-http' },
+        },
       },
       logLevel: options.logLevel,
       ...(options.cli !== undefined && { cli: options.cli }),
