@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { lightLoad } from './light-load.js';
 import type { PhaseResult } from './load.js';
-import { startGateway, stopAll, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
+import { startGateway, stopAll, stopAllOnSignals, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
 import { comparisonTable } from './report.js';
 import { compareTargets } from './scenarios.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -56,6 +56,7 @@ const upstreams = modern ? { modern: MODERN_STDIO } : { everything: EVERYTHING_S
 const upstreamPattern = modern ? MODERN_PATTERN : EVERYTHING_PATTERN;
 const spec = TARGET_SPECS[modern ? 'gw-modern-2026' : era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
 const progress = (message: string): void => void process.stderr.write(`bench:ab: ${message}\n`);
+stopAllOnSignals(progress);
 
 try {
   const pairRatios: number[] = [];

@@ -21,7 +21,7 @@ import { LOAD_PHASES, runLoadPhase, targetsNeeded } from './load-phases.js';
 import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
 import { parseOptions, USAGE, type Options } from './options.js';
-import { removeRunDir, runDir, stopAll } from './processes.js';
+import { removeRunDir, runDir, stopAll, stopAllOnSignals } from './processes.js';
 import { comparisonTable, failureLines, machineLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
 import { readResults, toDocument, writeResults } from './results-json.js';
 import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
@@ -151,11 +151,7 @@ function progress(message: string): void {
   process.stderr.write(`bench: ${message}\n`);
 }
 
-// Ctrl-C: stop everything started before leaving, then exit as an interrupted program does.
-process.once('SIGINT', () => {
-  progress('interrupted; stopping what the bench started');
-  void stopAll().finally(() => process.exit(130));
-});
+stopAllOnSignals(progress);
 
 const watchdog = setTimeout(() => {
   progress(`the run took more than ${RUN_DEADLINE_MS / 1000} s; stopping`);

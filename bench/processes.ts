@@ -59,6 +59,21 @@ export async function stopAll(): Promise<void> {
   }
 }
 
+/**
+ * Ctrl-C, or a SIGTERM (`kill`, a CI job's timeout): everything started here is stopped before the
+ * process leaves, which then exits as a program ended by that signal does (128 + its number). By
+ * default a SIGTERM ends a Node process at once, without its exit hooks, and a redis-server started
+ * here would run on, orphaned, on its port.
+ */
+export function stopAllOnSignals(progress: (message: string) => void): void {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      progress(`${signal}: stopping what was started`);
+      void stopAll().finally(() => process.exit(code));
+    });
+  }
+}
+
 let dir: string | undefined;
 
 /** The run's directory: configs, logs, profiles; made on first use. */

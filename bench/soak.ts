@@ -4,6 +4,7 @@
 // the rule). Exits 1 when a series grew or operations failed. Loopback only.
 import { parseArgs } from 'node:util';
 
+import { stopAllOnSignals } from './processes.js';
 import { runSoak, SAMPLE_HEADER, verdictLine } from './soak-run.js';
 import { WORK_KINDS } from './soak-load.js';
 
@@ -62,6 +63,8 @@ async function main(): Promise<number> {
   if (failed > 0) progress(`${failed} operations failed`);
   return growing.length > 0 || failed > 0 ? 1 : 0;
 }
+
+stopAllOnSignals((message) => void process.stderr.write(`soak: ${message}\n`));
 
 main().then(
   (code) => process.exit(code),
