@@ -127,8 +127,9 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
 }
 
 /**
- * A 2025 server (a resumed session is one) gets our lean transport (http-transport.ts); a modern
- * one, or one the probe could not place, the SDK's, which negotiates as it always did.
+ * A server the probe placed (a resumed session is a 2025 one) gets our lean transport
+ * (http-transport.ts), in its era's mode; one the probe could not place, the SDK's, which
+ * negotiates as it always did.
  */
 async function connectStreamable(
   options: OpenConnectionOptions,
@@ -136,8 +137,9 @@ async function connectStreamable(
   callerHeaders: CallerHeaders,
   challenges: ConnectionChallenges,
 ): Promise<UpstreamConnection> {
-  const lean = (sessionId?: string) => () =>
+  const lean = (sessionId?: string, modern = false) => () =>
     new LeanHttpTransport({
+      modern,
       url: new URL(config.url),
       headers: config.headers,
       ...(callerHeaders && { callerHeaders }),
@@ -153,7 +155,7 @@ async function connectStreamable(
   } catch (error) {
     throw new UpstreamUnavailableError(options.name, describeConnectError(error));
   }
-  if (prior?.kind === 'legacy') return connectWith(options, 'streamable-http', lean(), prior, challenges);
+  if (prior !== undefined) return connectWith(options, 'streamable-http', lean(undefined, prior.kind === 'modern'), prior, challenges);
   return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges);
 }
 
@@ -171,10 +173,8 @@ function fetchWithCallerHeaders(callerHeaders: CallerHeaders, challenges: Connec
 }
 
 /**
- * The SDK's transport, with fetch's own signals: on a modern connection a request's signal is how
- * the SDK cancels it (it aborts the request's POST stream instead of sending notifications/cancelled),
- * so a POST must keep it. (The 2025 hot path that once dropped it to save a listener per call no
- * longer runs here.)
+ * The SDK's transport, for a server the era probe could not place: its own negotiation then says
+ * what the server is, and its errors what went wrong, as they always did.
  */
 function streamableTransport(config: HttpUpstreamConfig, callerHeaders: CallerHeaders, challenges: ConnectionChallenges): Transport {
   return new StreamableHTTPClientTransport(new URL(config.url), {

@@ -1,14 +1,21 @@
-// A 2025-era Streamable HTTP upstream's wire, as the client SDK's Transport so the SDK still runs
-// the handshake and the server's own requests. Ours rather than the SDK's
+// A Streamable HTTP upstream's wire, as the client SDK's Transport so the SDK still runs the
+// handshake, the server's own requests and a 2026 server's listens. Ours rather than the SDK's
 // StreamableHTTPClientTransport for the costs it has on every call (bench profile: ~0.85 ms of
 // gateway CPU per call against ~0.15 ms on stdio): fetch's Request/Response objects, web streams
 // (TextDecoderStream, EventSourceParserStream), a zod check of every message. Here a POST is one
 // undici request() on the global dispatcher's keep-alive pool, and its answer is read off a Node
-// stream (http-body.ts). A modern (2026) connection keeps the SDK's transport: it needs the
-// per-request headers and streams this one does not have (connection.ts chooses).
+// stream (http-body.ts).
+//
+// A 2026-07-28 server (`modern`) gets each request as a POST of its own, with the headers its body
+// implies and no session, and answers it as JSON or on a stream of that request's own, which the
+// request's signal closes: how 2026 cancels. The SDK's transport combines each such signal with a
+// long-lived one of its own (AbortSignal.any), and Node 20 keeps every combined signal referenced
+// from the long-lived one for the connection's life: ~0.8 KB per call that never came back
+// (README, "Soak"). Here a request's signal is its own.
 import { request } from 'undici';
-import { SdkError, SdkErrorCode, SdkHttpError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
-import { deliverJson, headerValue, lowerCased, mediaType, readEventStream, type MessageSink } from './http-body.js';
+import { SdkError, SdkErrorCode, SdkHttpError, type JSONRPCMessage, type JSONRPCRequest, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client';
+import { deliverJson, headerValue, lowerCased, mediaType, readEventStream, type MessageSink, type ResponseBody } from './http-body.js';
+import { derivedHeaders, envelopeVersionOf, RESERVED_REQUEST_HEADERS } from './enveloped-request.js';
 import { ListenStream } from './http-listen-stream.js';
 import { traceHeadersOf } from './trace-headers.js';
 
@@ -28,6 +35,8 @@ export interface LeanHttpOptions {
   readonly endSessionOnClose: boolean;
   /** Told of every refused request's status and WWW-Authenticate header (challenges.ts). */
   readonly onRefused?: (status: number, wwwAuthenticate: string | undefined) => void;
+  /** A 2026-07-28 server (the era probe's verdict): a stream per request, which closing cancels. */
+  readonly modern?: boolean;
 }
 
 const POST_ACCEPT = 'application/json, text/event-stream';
@@ -46,7 +55,11 @@ export class LeanHttpTransport implements Transport {
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #listen: ListenStream | undefined;
+  /** The 2026 requests' answer streams still open, closed with the transport (a listen's is open for long). */
+  readonly #streams = new Set<ResponseBody>();
   #closed = false;
+  /** The SDK's Transport flag: its Protocol (and lean-requests.ts) then cancel a request by closing its stream. */
+  readonly hasPerRequestStream: boolean;
   /** Where the messages of a response go; one object for all, not a closure per POST. */
   readonly #sink: MessageSink = {
     message: (message) => this.onmessage?.(message),
@@ -62,6 +75,7 @@ export class LeanHttpTransport implements Transport {
     this.#sessionId = options.sessionId;
     this.#endSessionOnClose = options.endSessionOnClose;
     this.#onRefused = options.onRefused;
+    this.hasPerRequestStream = options.modern === true;
   }
 
   get sessionId(): string | undefined {
@@ -82,7 +96,9 @@ export class LeanHttpTransport implements Transport {
    * for a refusal, and with the socket's error when the upstream cannot be reached: both are
    * what the supervisor's circuit counts (lean-requests.ts makes them UpstreamUnavailableError).
    */
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const version = envelopeVersionOf(message);
+    if (version !== undefined) return this.#sendEnveloped(message as JSONRPCRequest, version, options);
     const initialize = isRequest(message, 'initialize');
     const headers = this.#headersFor(POST_ACCEPT, !initialize);
     headers['content-type'] = 'application/json';
@@ -112,6 +128,82 @@ export class LeanHttpTransport implements Transport {
     throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${type}`, { contentType: type });
   }
 
+  /**
+   * A 2026 request (its envelope names the version): the headers its body implies, the request's
+   * own (Mcp-Param-*, trace context) but never in place of those, no session. A refusal that
+   * carries the request's JSON-RPC error (400: a header mismatch, a missing capability, an
+   * unsupported version; 404: an unknown method) is the request's answer, not a broken connection.
+   */
+  async #sendEnveloped(message: JSONRPCRequest, version: string, options: TransportSendOptions | undefined): Promise<void> {
+    const headers = this.#headersFor(POST_ACCEPT, false);
+    headers['content-type'] = 'application/json';
+    Object.assign(headers, derivedHeaders(message, version));
+    if (options?.headers) {
+      for (const [name, value] of Object.entries(options.headers)) {
+        const lower = name.toLowerCase();
+        if (!RESERVED_REQUEST_HEADERS.has(lower)) headers[lower] = value;
+      }
+    }
+    const trace = traceHeadersOf(message.params);
+    if (trace) Object.assign(headers, trace);
+    const signal = options?.requestSignal;
+    // Closing the transport, or the request's own signal, ends a stream on purpose: nothing to report.
+    const intended = (): boolean => this.#closed || signal?.aborted === true;
+    let answer: Awaited<ReturnType<typeof request>>;
+    try {
+      answer = await request(this.#url, { method: 'POST', headers, body: JSON.stringify(message), ...(signal && { signal }) });
+    } catch (error) {
+      if (!intended()) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    const { statusCode, headers: answerHeaders, body } = answer;
+    if (statusCode < 200 || statusCode >= 300) {
+      this.#onRefused?.(statusCode, headerValue(answerHeaders['www-authenticate']) || undefined);
+      const text = await body.text().catch(() => '');
+      if ((statusCode === 400 || statusCode === 404) && this.#deliveredError(text, message.id)) return;
+      throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint (HTTP ${statusCode})${text === '' ? '' : `: ${text.slice(0, 500)}`}`, { status: statusCode, text });
+    }
+    const type = mediaType(answerHeaders['content-type']);
+    if (statusCode === 202) {
+      await body.dump();
+      return;
+    }
+    if (type === 'application/json') return deliverJson(await body.text(), this.#sink);
+    if (type !== 'text/event-stream') {
+      await body.dump();
+      throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${type}`, { contentType: type });
+    }
+    // Not awaited: the answer, and what comes before it, arrive through onmessage. The stream ending
+    // (or breaking) before the answer loses the request in 2026 (no resumption): its sender is told.
+    this.#streams.add(body);
+    readEventStream(body, this.#sink).then(
+      () => {
+        this.#streams.delete(body);
+        if (!intended()) options?.onRequestStreamEnd?.();
+      },
+      (error: unknown) => {
+        this.#streams.delete(body);
+        if (intended()) return;
+        this.onerror?.(new Error(`SSE stream disconnected: ${error instanceof Error ? error.message : String(error)}`));
+        options?.onRequestStreamEnd?.();
+      },
+    );
+  }
+
+  /** Whether `text` was the JSON-RPC error answering request `id`, now delivered. */
+  #deliveredError(text: string, id: JSONRPCRequest['id']): boolean {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    const message = parsed as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    if (message?.jsonrpc !== '2.0' || message.id !== id || typeof message.error !== 'object' || message.error === null) return false;
+    this.#sink.message(parsed as JSONRPCMessage);
+    return true;
+  }
+
   async close(): Promise<void> {
     if (!this.#end()) return;
     if (this.#endSessionOnClose && this.#sessionId !== undefined) await this.#endSession(this.#sessionId).catch(() => {});
@@ -122,6 +214,8 @@ export class LeanHttpTransport implements Transport {
     if (this.#closed) return false;
     this.#closed = true;
     this.#listen?.stop();
+    for (const stream of this.#streams) stream.destroy();
+    this.#streams.clear();
     this.onclose?.();
     return true;
   }
