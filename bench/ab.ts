@@ -1,5 +1,6 @@
 // `npm run bench:ab -- --baseline DIR`: two builds of the gateway side by side, each in front of its
-// own server-everything over stdio (or, with --upstream modern, the tests' 2026-07-28 fixture),
+// own server-everything over stdio (or, with --upstream modern, the tests' 2026-07-28 fixture; with
+// --upstream modern-http, that fixture over Streamable HTTP, one server for both gateways),
 // their rounds interleaved (A B, B A, ...) so that the machine's
 // drift falls on both alike. On a shared machine, two runs of the full bench minutes apart differ
 // by more than most single changes do; within one run, CPU per call of two fronts compares fairly.
@@ -16,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { lightLoad } from './light-load.js';
 import type { PhaseResult } from './load.js';
-import { startGateway, stopAll, stopAllOnSignals, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
+import { startGateway, startModernOverHttp, stopAll, stopAllOnSignals, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
 import { comparisonTable } from './report.js';
 import { compareTargets } from './scenarios.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -26,7 +27,7 @@ const { values } = parseArgs({
   options: {
     baseline: { type: 'string' },
     era: { type: 'string', default: '2025' },
-    /** everything (server-everything, 2025) or modern (a 2026-07-28 server; 2026 requests). */
+    /** everything (server-everything, 2025), modern (a 2026-07-28 server over stdio; 2026 requests) or modern-http (the same over HTTP). */
     upstream: { type: 'string', default: 'everything' },
     rounds: { type: 'string', default: '8' },
     pairs: { type: 'string', default: '6' },
@@ -49,10 +50,15 @@ const workers = Number(values.workers);
 const pairs = Number(values.pairs);
 if (!Number.isInteger(pairs) || pairs < 1) throw new Error(`--pairs: a whole number of gateway pairs, at least 1, got ${values.pairs}`);
 
-const modern = values.upstream === 'modern';
-if (!modern && values.upstream !== 'everything') throw new Error(`--upstream: everything or modern, got ${values.upstream}`);
-if (modern && era !== '2026') throw new Error('--upstream modern: its requests are 2026 ones (--era 2026)');
-const upstreams = modern ? { modern: MODERN_STDIO } : { everything: EVERYTHING_STDIO };
+const modernHttp = values.upstream === 'modern-http';
+const modern = values.upstream === 'modern' || modernHttp;
+if (!modern && values.upstream !== 'everything') throw new Error(`--upstream: everything, modern or modern-http, got ${values.upstream}`);
+if (modern && era !== '2026') throw new Error(`--upstream ${values.upstream}: its requests are 2026 ones (--era 2026)`);
+/** The gateways' upstreams: an HTTP one is started per pair (stopAll ends it with the pair). */
+const upstreamsOfPair = async (): Promise<Record<string, object>> => {
+  if (modernHttp) return { modern: { url: (await startModernOverHttp()).url, transport: 'streamable-http' } };
+  return modern ? { modern: MODERN_STDIO } : { everything: EVERYTHING_STDIO };
+};
 const upstreamPattern = modern ? MODERN_PATTERN : EVERYTHING_PATTERN;
 const spec = TARGET_SPECS[modern ? 'gw-modern-2026' : era === '2025' ? 'gw-stdio-2025' : 'gw-stdio-2026'];
 const progress = (message: string): void => void process.stderr.write(`bench:ab: ${message}\n`);
@@ -78,6 +84,7 @@ try {
 /** One pair of fresh gateways, rounds interleaved; the median of the rounds' ratios (this build / baseline). */
 async function comparePair(builds: readonly (readonly [string, string | undefined])[], title: string): Promise<number | undefined> {
   const targets: Target[] = [];
+  const upstreams = await upstreamsOfPair();
   for (const [label, cli] of builds) {
     const nodeArgs = cli === undefined ? (values['node-arg'] ?? []) : [];
     const front = await startGateway({
