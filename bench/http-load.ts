@@ -16,7 +16,7 @@ const CLIENT_INFO = { name: 'switchboard-bench-http', version: '1.0.0' };
 const CALL_TIMEOUT_MS = 10_000;
 const BASE_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 /** The envelope every 2026 request carries; the same object for every call, as a client would keep it. */
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+export const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 
 // Unique across the process, so no two requests of any target or caller share an id.
 let lastId = 0;
@@ -68,10 +68,15 @@ export function endpointOn(pool: Pool, path: string): Endpoint {
   };
 }
 
+/** The headers that mirror a 2026 request's body: its version, its method and, where it names something, the name. */
+export function modernHeaders(method: string, name?: string): Record<string, string> {
+  return name === undefined ? { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method } : { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, 'mcp-name': name };
+}
+
 /** A 2026 caller: every call carries the envelope in `_meta` and the headers that mirror it; nothing to open or close. */
 function stateless(endpoint: Endpoint, target: Target, operation: Operation): BenchClient {
   const { method, params, name } = requestOf(operation, target.tool);
-  const headers = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method, ...(name !== undefined && { 'mcp-name': name }) };
+  const headers = modernHeaders(method, name);
   const body = { ...params, _meta: MODERN_META };
   return {
     async call() {

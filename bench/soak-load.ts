@@ -18,8 +18,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 
-import { endpointOn, openSession, request, type Endpoint } from './http-load.js';
-import { ECHO_ARGUMENTS, MODERN_VERSION } from './operations.js';
+import { endpointOn, MODERN_META, modernHeaders, openSession, request, type Endpoint } from './http-load.js';
+import { ECHO_ARGUMENTS } from './operations.js';
 
 export const WORK_KINDS = ['churn', 'calls', 'lists', 'streams', 'listens', 'modern', 'upstream2026'] as const;
 export type WorkKind = (typeof WORK_KINDS)[number];
@@ -29,7 +29,6 @@ export const WORKERS: Readonly<Record<WorkKind, number>> = { churn: 2, calls: 2,
 
 const OP_TIMEOUT_MS = 10_000;
 const ECHO = { name: 'everything__echo', arguments: ECHO_ARGUMENTS };
-const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 /**
  * The 2026-07-28 upstreams' names in the soak's config (soak-run.ts): over stdio, the gateway
  * cancels with notifications/cancelled; over HTTP, by closing the request's stream.
@@ -141,7 +140,7 @@ const WORK: Readonly<Record<WorkKind, Worker>> = {
       url,
       {
         method: 'POST',
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'subscriptions/listen' },
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders('subscriptions/listen') },
         body: JSON.stringify(body),
       },
       (text) => text.includes('notifications/subscriptions/acknowledged'),
@@ -149,8 +148,7 @@ const WORK: Readonly<Record<WorkKind, Worker>> = {
     return {};
   },
   async modern(endpoint) {
-    const headers = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': ECHO.name };
-    await request(endpoint, 'tools/call', { ...ECHO, _meta: MODERN_META }, headers);
+    await request(endpoint, 'tools/call', { ...ECHO, _meta: MODERN_META }, modernHeaders('tools/call', ECHO.name));
     return {};
   },
   async upstream2026(endpoint, url, state) {
@@ -182,14 +180,10 @@ const WORK: Readonly<Record<WorkKind, Worker>> = {
   },
 };
 
-function modernHeaders(name: string): Record<string, string> {
-  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
-}
-
 /** A 2026 tools/call of `upstream`'s tool `name`, with `meta` as its envelope. */
 function modernCall(endpoint: Endpoint, upstream: ModernUpstream, name: string, args: object, meta: object = MODERN_META, extra: object = {}): Promise<unknown> {
   const exposed = `${upstream}__${name}`;
-  return request(endpoint, 'tools/call', { name: exposed, arguments: args, ...extra, _meta: meta }, modernHeaders(exposed));
+  return request(endpoint, 'tools/call', { name: exposed, arguments: args, ...extra, _meta: meta }, modernHeaders('tools/call', exposed));
 }
 
 function expectText(result: unknown, expected: string): void {
@@ -215,7 +209,7 @@ async function dropAfterProgress(url: string, upstream: ModernUpstream, tag: str
   const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { ms: 60_000, tag }, _meta: { ...MODERN_META, progressToken: tag } } };
   await holdStream(
     url,
-    { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders(name) }, body: JSON.stringify(body) },
+    { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...modernHeaders('tools/call', name) }, body: JSON.stringify(body) },
     (text) => text.includes('notifications/progress'),
   );
 }

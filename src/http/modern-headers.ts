@@ -3,15 +3,9 @@
 // the methods that name something. A body and headers that disagree are refused (-32020), since
 // something in front of the gateway may have decided on the headers.
 import type { JsonObject } from '../gateway/json.js';
+import { mcpNameParam } from '../protocol/mcp-name.js';
 import { decodeHeaderValue, mirroredParams, valueAtPath } from '../protocol/mirrored-params.js';
 
-// A Map, not an object literal: the method comes from the client, and "constructor" or
-// "__proto__" would find Object.prototype's members in a literal.
-const NAMED_BY: ReadonlyMap<string, 'name' | 'uri'> = new Map([
-  ['tools/call', 'name'],
-  ['prompts/get', 'name'],
-  ['resources/read', 'uri'],
-]);
 
 export interface MirroredHeaders {
   readonly protocolVersion: string | undefined;
@@ -27,7 +21,7 @@ export function headerMismatch(headers: MirroredHeaders, body: { method: string;
   }
   if (headers.method === undefined) return 'the Mcp-Method header is required';
   if (headers.method !== body.method) return `Mcp-Method header "${clip(headers.method)}" does not match the body's method "${clip(body.method)}"`;
-  const field = NAMED_BY.get(body.method);
+  const field = mcpNameParam(body.method);
   if (field === undefined) return undefined;
   if (headers.name === undefined) return `the Mcp-Name header is required for ${body.method}`;
   const name = decodeHeaderValue(headers.name);

@@ -137,7 +137,7 @@ async function connectStreamable(
   callerHeaders: CallerHeaders,
   challenges: ConnectionChallenges,
 ): Promise<UpstreamConnection> {
-  const lean = (sessionId?: string, modern = false) => () =>
+  const lean = ({ sessionId, modern = false }: { sessionId?: string; modern?: boolean }) => () =>
     new LeanHttpTransport({
       modern,
       url: new URL(config.url),
@@ -147,7 +147,7 @@ async function connectStreamable(
       ...(sessionId !== undefined && { sessionId }),
       endSessionOnClose: options.keepsUpstreamSession !== true,
     });
-  if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean(options.resumeSessionId), undefined, challenges);
+  if (options.resumeSessionId !== undefined) return connectWith(options, 'streamable-http', lean({ sessionId: options.resumeSessionId }), undefined, challenges);
   let prior: PriorDiscovery | undefined;
   try {
     const headers = callerHeaders ? { ...config.headers, ...callerHeaders() } : config.headers;
@@ -155,7 +155,7 @@ async function connectStreamable(
   } catch (error) {
     throw new UpstreamUnavailableError(options.name, describeConnectError(error));
   }
-  if (prior !== undefined) return connectWith(options, 'streamable-http', lean(undefined, prior.kind === 'modern'), prior, challenges);
+  if (prior !== undefined) return connectWith(options, 'streamable-http', lean({ modern: prior.kind === 'modern' }), prior, challenges);
   return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges);
 }
 

@@ -1,17 +1,9 @@
 // What a 2026-07-28 request says about itself in HTTP (basic/transports/streamable-http): the
 // headers derived from its body, so that intermediaries can route without parsing JSON, and the
 // headers a caller may not set in their place. As the client SDK's transport derives them.
-import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/client';
+import { PROTOCOL_VERSION_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/client';
+import { mcpNameParam } from '../protocol/mcp-name.js';
 import { encodeHeaderValue } from '../protocol/mirrored-params.js';
-
-const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
-
-/** The params key each named method's Mcp-Name mirrors. */
-const NAMED_BY: ReadonlyMap<string, 'name' | 'uri'> = new Map([
-  ['tools/call', 'name'],
-  ['prompts/get', 'name'],
-  ['resources/read', 'uri'],
-]);
 
 /**
  * Headers a request's own options may not override: the derived ones would then disagree with the
@@ -22,14 +14,14 @@ export const RESERVED_REQUEST_HEADERS: ReadonlySet<string> = new Set(['authoriza
 /** The protocol version a request's envelope claims: what makes it a 2026 request. */
 export function envelopeVersionOf(message: JSONRPCMessage): string | undefined {
   if (!('method' in message) || !('id' in message)) return undefined;
-  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META];
+  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
   return typeof version === 'string' ? version : undefined;
 }
 
 /** MCP-Protocol-Version, Mcp-Method and, for the methods that name something, Mcp-Name. */
 export function derivedHeaders(request: JSONRPCRequest, version: string): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': request.method };
-  const key = NAMED_BY.get(request.method);
+  const key = mcpNameParam(request.method);
   const named = key === undefined ? undefined : request.params?.[key];
   if (typeof named === 'string') headers['mcp-name'] = encodeHeaderValue(named);
   return headers;

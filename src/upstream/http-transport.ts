@@ -124,8 +124,7 @@ export class LeanHttpTransport implements Transport {
       return;
     }
     if (type === 'application/json') return deliverJson(await body.text(), this.#sink);
-    await body.dump();
-    throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${type}`, { contentType: type });
+    return unexpectedContent(type, body);
   }
 
   /**
@@ -161,7 +160,7 @@ export class LeanHttpTransport implements Transport {
       this.#onRefused?.(statusCode, headerValue(answerHeaders['www-authenticate']) || undefined);
       const text = await body.text().catch(() => '');
       if ((statusCode === 400 || statusCode === 404) && this.#deliveredError(text, message.id)) return;
-      throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint (HTTP ${statusCode})${text === '' ? '' : `: ${text.slice(0, 500)}`}`, { status: statusCode, text });
+      return this.#refused(statusCode, text, false);
     }
     const type = mediaType(answerHeaders['content-type']);
     if (statusCode === 202) {
@@ -169,10 +168,7 @@ export class LeanHttpTransport implements Transport {
       return;
     }
     if (type === 'application/json') return deliverJson(await body.text(), this.#sink);
-    if (type !== 'text/event-stream') {
-      await body.dump();
-      throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${type}`, { contentType: type });
-    }
+    if (type !== 'text/event-stream') return unexpectedContent(type, body);
     // Not awaited: the answer, and what comes before it, arrive through onmessage. The stream ending
     // (or breaking) before the answer loses the request in 2026 (no resumption): its sender is told.
     this.#streams.add(body);
@@ -256,6 +252,12 @@ export class LeanHttpTransport implements Transport {
     const { body } = await request(this.#url, { method: 'DELETE', headers, signal: AbortSignal.timeout(DELETE_TIMEOUT_MS) });
     await body.dump();
   }
+}
+
+/** An answer in a media type that carries no JSON-RPC: read off (the connection goes back to the pool), then refused. */
+async function unexpectedContent(type: string | undefined, body: ResponseBody): Promise<never> {
+  await body.dump();
+  throw new SdkError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${type}`, { contentType: type });
 }
 
 function isRequest(message: JSONRPCMessage, method: string): boolean {
