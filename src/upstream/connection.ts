@@ -129,7 +129,10 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
 /**
  * A server the probe placed (a resumed session is a 2025 one) gets our lean transport
  * (http-transport.ts), in its era's mode; one the probe could not place, the SDK's, which
- * negotiates as it always did.
+ * negotiates as it always did. When that negotiation finds a 2026 server, the connection moves to
+ * the lean transport before its first request: the SDK's combines each 2026 request's signal with
+ * one of its own that lives as long as the connection, and Node 20 keeps every such combination
+ * until that one is gone (nodejs/node#55351), a few hundred bytes per call.
  */
 async function connectStreamable(
   options: OpenConnectionOptions,
@@ -156,7 +159,7 @@ async function connectStreamable(
     throw new UpstreamUnavailableError(options.name, describeConnectError(error));
   }
   if (prior !== undefined) return connectWith(options, 'streamable-http', lean({ modern: prior.kind === 'modern' }), prior, challenges);
-  return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges);
+  return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges, lean({ modern: true }));
 }
 
 /** A caller's own headers (per-user credentials), read for every request; absent on a shared connection. */
@@ -204,6 +207,8 @@ async function connectWith(
   prior?: PriorDiscovery,
   /** An HTTP connection's 401/403 challenges, which explain a failure better than the transport's status. */
   challenges?: ConnectionChallenges,
+  /** Where the connection moves once the SDK's negotiation on `makeTransport`'s transport finds a 2026 server. */
+  modernTransport?: () => Transport,
 ): Promise<UpstreamConnection> {
   const { name, config, handlers } = options;
   const client = new Client(GATEWAY_IMPLEMENTATION, {
@@ -246,6 +251,14 @@ async function connectWith(
   let path: EraPath;
   try {
     await client.connect(transport, { timeout: connectTimeoutMs, ...(prior && { prior }) });
+    const discover = client.getProtocolEra() === 'modern' ? client.getDiscoverResult() : undefined;
+    if (modernTransport && discover !== undefined) {
+      // A 2026 connection holds nothing on the server: closing this one loses nothing, and what the
+      // negotiation learned is the next one's prior, so it asks no second time.
+      closing = true;
+      await client.close().catch(() => {});
+      return await connectWith(options, kind, modernTransport, { kind: 'modern', discover }, challenges);
+    }
     info = negotiatedInfo(client, kind, transport.sessionId);
     path = await openEraPath({
       server: name,

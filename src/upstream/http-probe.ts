@@ -1,13 +1,14 @@
 // Which era a Streamable HTTP server speaks, asked with one plain POST of server/discover before
-// the real connection starts, so that the connection can be made on the transport of its era: our
-// lean one for a 2025 server (http-transport.ts), the SDK's for a modern one. The verdict goes to
-// the SDK as its `prior`, which then neither probes again nor changes its handshake.
+// the real connection starts, so that the connection can be made on our lean transport
+// (http-transport.ts) in its era's mode. The verdict goes to the SDK as its `prior`, which then
+// neither probes again nor changes its handshake.
 //
 // Only a clear answer is a verdict. Anything else (the server cannot be reached, wants
 // authorization, fails with 5xx, answers with something unusable) is left to the SDK's own probe
 // on its own transport, exactly as before this probe existed, so its errors and their meaning for
 // the supervisor (and for `transport: auto`, which then tries the legacy HTTP+SSE transport) are
-// unchanged. A probe that times out is the one exception: the SDK would only wait as long again.
+// unchanged; once connected, a 2026 server moves to the lean transport all the same (connection.ts).
+// A probe that times out is the one exception: the SDK would only wait as long again.
 import { request } from 'undici';
 import { SdkError, SdkErrorCode, type JSONRPCMessage, type PriorDiscovery } from '@modelcontextprotocol/client';
 import { deliverJson, lowerCased, mediaType, readEventStream, type ResponseBody } from './http-body.js';

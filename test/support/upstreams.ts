@@ -136,9 +136,13 @@ export function modernServerStdio(eras: 'dual' | 'modern' = 'modern'): StdioUpst
   return stdioFixture('modern-server', { ERAS: eras });
 }
 
-/** modern-server over Streamable HTTP: `dual` serves 2025 sessions too, `modern` refuses them. */
-export function startModernServerHttp(eras: 'dual' | 'modern'): Promise<HttpUpstream> {
-  return startHttpFixture('modern-server', { ERAS: eras });
+/**
+ * modern-server over Streamable HTTP: `dual` serves 2025 sessions too, `modern` refuses them.
+ * `firstDiscoverFails`: the first server/discover gets a 503, so that a client's first probe
+ * finds no era and its second one does.
+ */
+export function startModernServerHttp(eras: 'dual' | 'modern', { firstDiscoverFails = false } = {}): Promise<HttpUpstream> {
+  return startHttpFixture('modern-server', { ERAS: eras, ...(firstDiscoverFails && { FIRST_DISCOVER_FAILS: '1' }) });
 }
 
 export interface GuardOptions {
