@@ -21,7 +21,7 @@ import { SHIPPED_NODE_FLAGS } from './shipped-flags.js';
 import { startStdioPeer, type StdioPeer } from './stdio-peer.js';
 
 const { resolve: resolvePackage } = createRequire(import.meta.url);
-export const EVERYTHING_MAIN = resolvePackage('@modelcontextprotocol/server-everything/dist/index.js');
+const EVERYTHING_MAIN = resolvePackage('@modelcontextprotocol/server-everything/dist/index.js');
 const MCP_PROXY_BIN = join(resolvePackage('mcp-proxy/package.json'), '..', 'dist', 'bin', 'mcp-proxy.mjs');
 const TSX_LOADER = pathToFileURL(resolvePackage('tsx')).href;
 const FLOOR_SERVER = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
@@ -38,6 +38,8 @@ export const MODERN_STDIO = { command: process.execPath, args: ['--import', TSX_
 
 /** server-everything over stdio, as a gateway's config names it. */
 export const EVERYTHING_STDIO = { command: process.execPath, args: [EVERYTHING_MAIN, 'stdio'] } as const;
+/** The same, as the command line a peer (the direct pipe, min-proxy, mcp-proxy) starts it with. */
+const EVERYTHING_COMMAND_LINE: readonly string[] = [EVERYTHING_STDIO.command, ...EVERYTHING_STDIO.args];
 
 /** What finds each upstream's process among a gateway's children (RunningFront.upstreamPids). */
 export const EVERYTHING_PATTERN = 'server-everything';
@@ -120,7 +122,7 @@ export function startModernOverHttp(): Promise<HttpUpstream> {
 
 /** server-everything over stdio with this process holding the pipe (the stdio-direct target). */
 export function startEverythingOverStdio(): Promise<StdioPeer> {
-  return track(startStdioPeer(process.execPath, [EVERYTHING_MAIN, 'stdio'], logFd('everything-stdio-direct')));
+  return track(startStdioPeer(EVERYTHING_STDIO.command, EVERYTHING_STDIO.args, logFd('everything-stdio-direct')));
 }
 
 export interface RunningFloor extends RunningProcess {
@@ -164,7 +166,7 @@ export async function startOtlpSink(): Promise<RunningSink> {
 
 /** The reference proxy (min-proxy.ts) in front of server-everything over stdio. */
 export async function startMinProxy(): Promise<RunningFront> {
-  const args = ['--import', TSX_LOADER, '--import', FRONT_HOOKS, MIN_PROXY, process.execPath, EVERYTHING_MAIN, 'stdio'];
+  const args = ['--import', TSX_LOADER, '--import', FRONT_HOOKS, MIN_PROXY, ...EVERYTHING_COMMAND_LINE];
   const child = spawnTracked(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'] });
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
   return frontOf(child, url!);
@@ -224,7 +226,7 @@ export async function startMcpProxy(): Promise<RunningFront> {
   const port = await freePort();
   const log = logFd('mcp-proxy');
   const args = ['--import', EXIT_WITH_PARENT, '--import', FRONT_HOOKS, MCP_PROXY_BIN, '--port', String(port), '--host', '127.0.0.1', '--server', 'stream'];
-  const child = spawnTracked(process.execPath, [...args, '--', process.execPath, EVERYTHING_MAIN, 'stdio'], { stdio: ['pipe', log, log, 'ipc'] });
+  const child = spawnTracked(process.execPath, [...args, '--', ...EVERYTHING_COMMAND_LINE], { stdio: ['pipe', log, log, 'ipc'] });
   const front = frontOf(child, `http://127.0.0.1:${port}/mcp`);
   // It connects to its upstream before it listens, so any HTTP answer means ready.
   await waitFor(child, 'mcp-proxy', STARTUP_TIMEOUT_MS, async () => {
