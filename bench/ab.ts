@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { lightLoad } from './light-load.js';
 import type { PhaseResult } from './load.js';
 import { startGateway, startModernOverHttp, stopAll, stopAllOnSignals, removeRunDir, EVERYTHING_PATTERN, EVERYTHING_STDIO, MODERN_PATTERN, MODERN_STDIO } from './processes.js';
+import { figuresOf } from './figures.js';
 import { comparisonTable } from './report.js';
 import { compareTargets } from './scenarios.js';
 import { BENCH_STATE_SECRET } from './stack.js';
@@ -121,6 +122,13 @@ async function comparePair(builds: readonly (readonly [string, string | undefine
   if (baseCpu !== undefined && currentCpu !== undefined) {
     process.stdout.write(`front CPU per call: baseline ${baseCpu.toFixed(3)} ms, this build ${currentCpu.toFixed(3)} ms (${percent(currentCpu / baseCpu)})\n`);
   }
+  // What each build allocated per call: unlike CPU, the same from pair to pair, so one pair says it.
+  const [baseAllocated, currentAllocated] = [allocated(result('baseline')), allocated(result('this build'))];
+  if (baseAllocated !== undefined && currentAllocated !== undefined) {
+    process.stdout.write(
+      `front allocated per call: baseline ${(baseAllocated / 1024).toFixed(1)} KB, this build ${(currentAllocated / 1024).toFixed(1)} KB (${percent(currentAllocated / baseAllocated)})\n`,
+    );
+  }
   const [baseRounds, currentRounds] = [perRound.get('baseline')!, perRound.get('this build')!];
   const ratios = currentRounds.flatMap((perCall, round) => (baseRounds[round] === undefined ? [] : [perCall / baseRounds[round]]));
   if (ratios.length === 0) return undefined;
@@ -139,6 +147,10 @@ function median(values: readonly number[]): number {
 function cpu(result: PhaseResult | undefined): number | undefined {
   const front = result?.cpuMs?.front;
   return front === undefined || result === undefined || result.samples.length === 0 ? undefined : front / result.samples.length;
+}
+
+function allocated(result: PhaseResult | undefined): number | undefined {
+  return result === undefined ? undefined : figuresOf(result).frontGc?.allocatedBytesPerCall;
 }
 
 function percent(ratio: number): string {

@@ -1,11 +1,13 @@
 // `--compare PATH`: what changed since an earlier run's JSON. For every row both runs have, p50 and
-// calls/s then and now, and the front's CPU per call (the figure that moves least with a noisy
-// machine); then every verdict's figure then and now. Wall-clock figures on a shared machine move
+// calls/s then and now, the front's CPU per call (of the timed figures, the one that moves least
+// with a noisy machine) and what it allocated per call (which hardly moves at all; records from
+// before it was counted leave it blank); then every verdict's figure then and now. Wall-clock figures on a shared machine move
 // by up to 2x between runs: read the CPU column first.
 //
 //   node --import tsx bench/compare.ts OLD.json [NEW.json]     (NEW defaults to bench/results/latest.json)
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import type { Figures } from './figures.js';
 import { formatTable } from './report.js';
 import { readResults, type ResultsDocument } from './results-json.js';
 
@@ -26,6 +28,7 @@ export function compareResults(before: ResultsDocument, after: ResultsDocument):
         `${a.callsPerSecond.toFixed(0)} -> ${b.callsPerSecond.toFixed(0)}`,
         change(a.callsPerSecond, b.callsPerSecond),
         a.cpuMsPerCall.front === undefined || b.cpuMsPerCall.front === undefined ? '' : `${a.cpuMsPerCall.front.toFixed(2)} -> ${b.cpuMsPerCall.front.toFixed(2)}`,
+        allocatedChange(a, b),
       ]);
       first = false;
     }
@@ -49,11 +52,17 @@ export function compareResults(before: ResultsDocument, after: ResultsDocument):
     `before: ${before.startedAt} ${before.source?.commit.slice(0, 12) ?? ''}${before.source?.dirty ? ' (dirty)' : ''}`,
     `after:  ${after.startedAt} ${after.source?.commit.slice(0, 12) ?? ''}${after.source?.dirty ? ' (dirty)' : ''}`,
     '',
-    formatTable(['phase', 'target', 'p50 ms', 'change', 'calls/s', 'change', 'front CPU ms/call'], rows, 2),
+    formatTable(['phase', 'target', 'p50 ms', 'change', 'calls/s', 'change', 'front CPU ms/call', 'front KB alloc/call'], rows, 2),
     '',
     formatTable(['', 'ratio (issue 10)', 'before', 'after', 'target', 'now'], verdictRows, 2),
     ...(scaleRows.length > 0 ? ['', formatTable(['scale', 'before', 'after', 'change'], scaleRows, 1)] : []),
   ].join('\n');
+}
+
+function allocatedChange(before: Figures, after: Figures): string {
+  const then = before.frontGc?.allocatedBytesPerCall;
+  const now = after.frontGc?.allocatedBytesPerCall;
+  return then === undefined || now === undefined ? '' : `${(then / 1024).toFixed(1)} -> ${(now / 1024).toFixed(1)}`;
 }
 
 const fixed = (value: number | undefined, digits: number): string => (value === undefined ? 'n/a' : value.toFixed(digits));

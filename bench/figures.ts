@@ -23,17 +23,22 @@ export interface Figures {
   readonly callsPerSecond: number;
   /** CPU time of each process per call (successful or not); absent where it could not be read or does not apply. */
   readonly cpuMsPerCall: Readonly<Partial<Record<MeasuredProcess, number>>>;
-  /** The front's GC pauses per call, and its full collections in the phase; absent without the hooks. */
-  readonly frontGc?: { readonly msPerCall: number; readonly major: number };
+  /**
+   * The front's GC pauses per call, its full collections in the phase, and the bytes it allocated
+   * per call (the garbage its young collections deal with); absent without the hooks.
+   */
+  readonly frontGc?: { readonly msPerCall: number; readonly major: number; readonly allocatedBytesPerCall: number };
 }
 
 export function figuresOf(result: PhaseResult): Figures {
   const summary = result.samples.length > 0 ? summarise(result.samples) : undefined;
+  const calls = result.samples.length + result.errors;
   const cpuMsPerCall: Partial<Record<MeasuredProcess, number>> = {};
   for (const process of MEASURED_PROCESSES) {
     const cpuMs = result.cpuMs?.[process];
-    if (cpuMs !== undefined) cpuMsPerCall[process] = cpuMs / (result.samples.length + result.errors);
+    if (cpuMs !== undefined) cpuMsPerCall[process] = cpuMs / calls;
   }
+  const { frontGc } = result;
   return {
     calls: result.samples.length,
     errors: result.errors,
@@ -43,6 +48,6 @@ export function figuresOf(result: PhaseResult): Figures {
     maxMs: summary?.max ?? Number.NaN,
     callsPerSecond: result.samples.length / (result.elapsedMs / 1000),
     cpuMsPerCall,
-    ...(result.frontGc !== undefined && { frontGc: { msPerCall: result.frontGc.ms / (result.samples.length + result.errors), major: result.frontGc.major } }),
+    ...(frontGc !== undefined && { frontGc: { msPerCall: frontGc.ms / calls, major: frontGc.major, allocatedBytesPerCall: frontGc.allocatedBytes / calls } }),
   };
 }

@@ -19,11 +19,13 @@ export interface MemoryUsage {
   readonly gc: boolean;
 }
 
-/** What the process's garbage collector has paused it for since it started. */
-export interface GcPauses {
+/** What the process's garbage collector has paused it for since it started, and had to collect. */
+export interface GcTotals {
   readonly ms: number;
   /** Full (mark-compact) collections among them. */
   readonly major: number;
+  /** Bytes allocated in the young generation since the first reading (0 at the first). */
+  readonly allocatedBytes: number;
 }
 
 export interface FrontControl {
@@ -33,7 +35,7 @@ export interface FrontControl {
    * it ran now, false when it had run before.
    */
   settle(): Promise<boolean>;
-  gcPauses(): Promise<GcPauses>;
+  gcTotals(): Promise<GcTotals>;
   profileStart(): Promise<void>;
   /** Writes the profile since profileStart() to `file` (a .cpuprofile). */
   profileStop(file: string): Promise<void>;
@@ -79,7 +81,7 @@ export function frontControl(child: ChildProcess): FrontControl {
       await ask('fullGc');
       return true;
     },
-    gcPauses: async () => (await ask('gcPauses')) as GcPauses,
+    gcTotals: async () => (await ask('gcTotals')) as GcTotals,
     profileStart: async () => void (await ask('profileStart')),
     profileStop: async (file) => void (await ask('profileStop', { file })),
   };

@@ -1,15 +1,15 @@
 // Preloaded (`node --import`) into the processes the bench puts in front of an upstream (the
 // gateway, mcp-proxy), so the bench can ask them, over the IPC channel it spawned them with, for
 // what only the process itself can give: its memory after a full GC (per-session cost), a CPU
-// profile of exactly the phase under study (not the start-up, not the warm-up), and the time its
-// garbage collector paused it. Plain JavaScript,
+// profile of exactly the phase under study (not the start-up, not the warm-up), the time its
+// garbage collector paused it, and the bytes it allocated. Plain JavaScript,
 // because a TypeScript loader in the measured process would change what is measured. Without an
 // IPC channel it does nothing; with one, it never keeps the process alive.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
-import { setFlagsFromString } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 // Every GC pause of this process since it started: the bench reads the totals around each round.
@@ -23,6 +23,38 @@ new PerformanceObserver((list) => {
     if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcPauses.major += 1;
   }
 }).observe({ entryTypes: ['gc'] });
+
+// Every byte allocated in the young generation since the first reading: the garbage a process
+// makes per call, which its young collections then have to deal with. Unlike time, the count is
+// the same on a busy machine as on an idle one, to a few hundred bytes per call. Node 20 has no
+// counter of allocated bytes, so it is counted from the young generation's size before and after
+// each collection (a GCProfiler, restarted at every reading so its log stays short).
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+let allocatedBytes = 0;
+let allocationProfiler;
+let youngAtStart = 0;
+
+function youngBytes(spaces) {
+  let bytes = 0;
+  for (const space of spaces) if (YOUNG_SPACES.has(space.spaceName ?? space.space_name)) bytes += space.spaceUsedSize ?? space.space_used_size;
+  return bytes;
+}
+
+function readAllocated() {
+  if (allocationProfiler !== undefined) {
+    const { statistics } = allocationProfiler.stop();
+    let from = youngAtStart;
+    for (const gc of statistics) {
+      allocatedBytes += youngBytes(gc.beforeGC.heapSpaceStatistics) - from;
+      from = youngBytes(gc.afterGC.heapSpaceStatistics);
+    }
+    allocatedBytes += youngBytes(getHeapSpaceStatistics()) - from;
+  }
+  allocationProfiler = new GCProfiler();
+  allocationProfiler.start();
+  youngAtStart = youngBytes(getHeapSpaceStatistics());
+  return allocatedBytes;
+}
 
 /**
  * A full collection now. The fronts run with the flags they ship with, not --expose-gc; V8 gives
@@ -49,9 +81,9 @@ const commands = {
     collectGarbage();
     return {};
   },
-  /** GC pause time (ms) and full collections since the process started. */
-  async gcPauses() {
-    return { ...gcPauses };
+  /** GC pause time (ms) and full collections since the process started; bytes allocated since the first call. */
+  async gcTotals() {
+    return { ...gcPauses, allocatedBytes: readAllocated() };
   },
   async profileStart() {
     profiler ??= new Session();

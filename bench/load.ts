@@ -37,8 +37,8 @@ export interface PhaseResult {
   readonly elapsedMs: number;
   /** CPU time (ms) that each measured process used during the phase, where it can be read (cpu-time.ts). */
   readonly cpuMs?: Readonly<Partial<Record<MeasuredProcess, number>>>;
-  /** The front's GC pauses during the phase (front-hooks.mjs), where the front has the hooks. */
-  readonly frontGc?: { readonly ms: number; readonly major: number };
+  /** The front's GC pauses and young-generation allocation during the phase (front-hooks.mjs), where the front has the hooks. */
+  readonly frontGc?: { readonly ms: number; readonly major: number; readonly allocatedBytes: number };
 }
 
 /** The front (gateway, mcp-proxy), the upstream (server-everything, the floor), and this process, which generates the load. */
@@ -111,7 +111,10 @@ export function combine(results: readonly PhaseResult[]): PhaseResult {
     if (times.every((ms) => ms !== undefined)) cpuMs[name] = sum(times);
   }
   const gcs = results.map((result) => result.frontGc);
-  const frontGc = gcs.every((gc) => gc !== undefined) && gcs.length > 0 ? { ms: sum(gcs.map((gc) => gc.ms)), major: sum(gcs.map((gc) => gc.major)) } : undefined;
+  const frontGc =
+    gcs.every((gc) => gc !== undefined) && gcs.length > 0
+      ? { ms: sum(gcs.map((gc) => gc.ms)), major: sum(gcs.map((gc) => gc.major)), allocatedBytes: sum(gcs.map((gc) => gc.allocatedBytes)) }
+      : undefined;
   return {
     samples: results.flatMap((result) => result.samples),
     errors: results.reduce((total, result) => total + result.errors, 0),

@@ -17,7 +17,7 @@ export function machineLines(startedAt: Date, host: Machine): string[] {
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = ['phase', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: front', 'upstream', 'load', 'front GC ms/call (full)'];
+  const header = ['phase', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: front', 'upstream', 'load', 'front GC ms/call (full)', 'front KB alloc/call'];
   const rows: string[][] = [];
   for (const { phase, load, scenario, results } of comparisons) {
     results.forEach(({ target, result }, i) => {
@@ -34,6 +34,7 @@ export function comparisonTable(comparisons: readonly Comparison[]): string {
         cpuMs(f.cpuMsPerCall.upstream),
         cpuMs(f.cpuMsPerCall.load),
         f.frontGc === undefined ? '' : `${f.frontGc.msPerCall.toFixed(3)} (${f.frontGc.major})`,
+        f.frontGc === undefined ? '' : (f.frontGc.allocatedBytesPerCall / 1024).toFixed(1),
       ]);
     });
   }

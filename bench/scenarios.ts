@@ -88,7 +88,7 @@ export async function compareTargets({ phase, load, operation, scenario, targets
  */
 async function measured(target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
   // Asked outside the CPU readings: the question costs the front a little CPU of its own.
-  const gcBefore = await target.control?.gcPauses().catch(() => undefined);
+  const gcBefore = await target.control?.gcTotals().catch(() => undefined);
   const read: [MeasuredProcess, () => number | undefined][] = [
     ['upstream', () => (target.upstreamPid === undefined ? undefined : cpuTimeMs(target.upstreamPid))],
     ['load', () => loadCpuMs()],
@@ -102,8 +102,9 @@ async function measured(target: Target, run: () => Promise<PhaseResult>): Promis
     const end = now();
     if (start !== undefined && end !== undefined) cpuMs[name] = end - start;
   });
-  const gcAfter = gcBefore && (await target.control?.gcPauses().catch(() => undefined));
-  const frontGc = gcBefore && gcAfter ? { ms: gcAfter.ms - gcBefore.ms, major: gcAfter.major - gcBefore.major } : undefined;
+  const gcAfter = gcBefore && (await target.control?.gcTotals().catch(() => undefined));
+  const frontGc =
+    gcBefore && gcAfter ? { ms: gcAfter.ms - gcBefore.ms, major: gcAfter.major - gcBefore.major, allocatedBytes: gcAfter.allocatedBytes - gcBefore.allocatedBytes } : undefined;
   return { ...result, cpuMs, ...(frontGc !== undefined && { frontGc }) };
 }
 

@@ -39,21 +39,27 @@ describe('the bench', () => {
     }
   });
 
-  it("gives a front a full GC after its warm-up, and reads its GC pauses around each of its rounds (front-hooks.mjs over IPC)", async () => {
+  it('gives a front a full GC after its warm-up, and reads its GC pauses and allocation around each of its rounds (front-hooks.mjs over IPC)', async () => {
     // The reference proxy: a real front with the hooks preloaded, in front of server-everything,
     // started as the bench starts it: without --expose-gc.
     const proxy = await startMinProxy();
     const target: Target = { name: 'min-proxy', label: 'min-proxy', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid, control: proxy.control };
-    const before = await proxy.control.gcPauses();
+    const before = await proxy.control.gcTotals();
     // Enough calls for several young-generation collections in a fresh process.
     const scenario = { label: 'gc', workers: 5, warmupCalls: 20, calls: 1_000, maxDurationMs: 20_000, rounds: 2 };
     const { results } = await compareTargets({ phase: 'echo', load: lightLoad, operation: 'echo', scenario, targets: [target], progress: () => {} });
-    const after = await proxy.control.gcPauses();
+    const after = await proxy.control.gcTotals();
     const { result } = results[0]!;
     expect(result.errors).toBe(0);
     expect(result.frontGc?.ms).toBeGreaterThan(0);
     expect(result.frontGc?.major).toBeGreaterThanOrEqual(0);
     expect(figuresOf(result).frontGc?.msPerCall).toBeCloseTo(result.frontGc!.ms / result.samples.length, 9);
+    // Counted across the collections of the rounds: a call (its request, its parse, its answer)
+    // allocates a few KB at the least, and a proxy this small far less than 200 KB.
+    const allocatedPerCall = figuresOf(result).frontGc!.allocatedBytesPerCall;
+    expect(allocatedPerCall).toBeGreaterThan(2_000);
+    expect(allocatedPerCall).toBeLessThan(200_000);
+    expect(after.allocatedBytes - before.allocatedBytes).toBeGreaterThanOrEqual(result.frontGc!.allocatedBytes);
     // The full collection after 20 warm-up calls, outside the measured rounds.
     expect(after.major - before.major - result.frontGc!.major).toBeGreaterThanOrEqual(1);
   }, 60_000);
