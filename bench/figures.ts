@@ -25,9 +25,10 @@ export interface Figures {
   readonly cpuMsPerCall: Readonly<Partial<Record<MeasuredProcess, number>>>;
   /**
    * The front's GC pauses per call, its full collections in the phase, and the bytes it allocated
-   * per call (the garbage its young collections deal with); absent without the hooks.
+   * per call (the garbage its young collections deal with); absent without the hooks. Records
+   * written before the allocation was counted (bench/records, --compare) have no allocatedBytesPerCall.
    */
-  readonly frontGc?: { readonly msPerCall: number; readonly major: number; readonly allocatedBytesPerCall: number };
+  readonly frontGc?: { readonly msPerCall: number; readonly major: number; readonly allocatedBytesPerCall?: number };
 }
 
 export function figuresOf(result: PhaseResult): Figures {

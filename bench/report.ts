@@ -34,7 +34,7 @@ export function comparisonTable(comparisons: readonly Comparison[]): string {
         cpuMs(f.cpuMsPerCall.upstream),
         cpuMs(f.cpuMsPerCall.load),
         f.frontGc === undefined ? '' : `${f.frontGc.msPerCall.toFixed(3)} (${f.frontGc.major})`,
-        f.frontGc === undefined ? '' : (f.frontGc.allocatedBytesPerCall / 1024).toFixed(1),
+        f.frontGc?.allocatedBytesPerCall === undefined ? '' : (f.frontGc.allocatedBytesPerCall / 1024).toFixed(1),
       ]);
     });
   }

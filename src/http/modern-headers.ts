@@ -6,7 +6,6 @@ import type { JsonObject } from '../gateway/json.js';
 import { mcpNameParam } from '../protocol/mcp-name.js';
 import { decodeHeaderValue, mirroredParams, valueAtPath } from '../protocol/mirrored-params.js';
 
-
 export interface MirroredHeaders {
   readonly protocolVersion: string | undefined;
   readonly method: string | undefined;
