@@ -35,7 +35,8 @@ export class LeanStdioTransport implements Transport {
   readonly stderr: PassThrough | undefined;
   #child: ChildProcess | undefined;
   #buffer = '';
-  #corked = false;
+  /** Messages sent in this turn of the event loop, not yet written. */
+  #batch: string[] = [];
   #closed = false;
 
   constructor(private readonly spec: StdioSpawn) {
@@ -71,21 +72,28 @@ export class LeanStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#closed || stdin.destroyed) return Promise.reject(new Error('Not connected'));
-    // The writes of one turn of the event loop leave as one: cork now, uncork once every socket
-    // with news in this turn has been read (setImmediate runs right after that poll). nextTick
-    // would batch only the writes of one request's own microtasks, and each HTTP request arrives
-    // in a callback of its own.
-    if (!this.#corked) {
-      this.#corked = true;
-      stdin.cork();
-      setImmediate(() => {
-        this.#corked = false;
-        stdin.uncork();
-      });
-    }
-    if (stdin.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
+    // The messages of one turn of the event loop leave as one write: gathered here, written once
+    // every socket with news in this turn has been read (setImmediate runs right after that poll).
+    // nextTick would batch only the writes of one request's own microtasks, and each HTTP request
+    // arrives in a callback of its own. Gathered as strings and joined once rather than corked in
+    // the stream: a corked Writable keeps an entry, a callback and a writev slot per message
+    // (~1.6 KB of garbage per forwarded call, bench heap profile).
+    if (this.#batch.length === 0) setImmediate(this.#flush);
+    this.#batch.push(JSON.stringify(message));
+    if (!stdin.writableNeedDrain) return Promise.resolve();
     return new Promise((resolve) => stdin.once('drain', () => resolve()));
   }
+
+  /** The turn's messages, one line each, in one write. */
+  readonly #flush = (): void => {
+    const batch = this.#batch;
+    if (batch.length === 0) return;
+    this.#batch = [];
+    const stdin = this.#child?.stdin;
+    // Gone in the meantime: the connection's close fails whatever these messages were for.
+    if (!stdin || stdin.destroyed) return;
+    stdin.write(batch.length === 1 ? `${batch[0]}\n` : `${batch.join('\n')}\n`);
+  };
 
   async close(): Promise<void> {
     const child = this.#child;
@@ -95,6 +103,7 @@ export class LeanStdioTransport implements Transport {
       else child.once('close', () => resolve());
     });
     const within = (ms: number) => Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())]);
+    this.#flush();
     try {
       child.stdin?.end();
     } catch {
