@@ -9,8 +9,12 @@ export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: str
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** What nearly every client sends: judged with one comparison, since this runs for every POST. */
+const PLAIN_JSON = 'application/json';
+
 export function isJsonContentType(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+  if (contentType === PLAIN_JSON) return true;
+  return contentType?.split(';')[0]?.trim().toLowerCase() === PLAIN_JSON;
 }
 
 export async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<ParsedBody> {

@@ -119,6 +119,11 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       expect(response.status).toBe(415);
     });
 
+    it('takes a JSON Content-Type in any case and with parameters', async () => {
+      const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: { 'content-type': 'Application/JSON; charset=utf-8' } });
+      expect(response.status).toBe(200);
+    });
+
     it('answers a body over server.maxBodyBytes with 413', async () => {
       const huge = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'x'.repeat(MAX_BODY_BYTES) } } };
       const response = await rawPost(url, huge, { sessionId });

@@ -33,12 +33,20 @@ const NO_ORIGIN: OriginVerdict = Object.freeze({ cors: undefined });
 export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginGuardOptions = {}): OriginCheck {
   const originAllowed = compileOriginPatterns(allowedOrigins);
   const extraHosts = new Set((allowedHosts ?? []).map((host) => host.toLowerCase()));
+  // Clients send the same Host on every request: the last one allowed passes with one comparison
+  // (parsing it and matching it against loopback was ~1% of the gateway's CPU per call). Refused
+  // ones are judged, and reported, every time.
+  let lastAllowedHost: string | undefined;
   return (head) => {
     if (allowedHosts !== undefined) {
-      const host = hostnameOf(head.header('host'));
-      if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
-        report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
-        return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: this gateway answers to its loopback address only', headers: unreadBodyHeaders(head) } };
+      const header = head.header('host');
+      if (header === undefined || header !== lastAllowedHost) {
+        const host = hostnameOf(header);
+        if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
+          report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
+          return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: this gateway answers to its loopback address only', headers: unreadBodyHeaders(head) } };
+        }
+        lastAllowedHost = header;
       }
     }
     const origin = head.header('origin');
