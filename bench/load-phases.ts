@@ -37,7 +37,7 @@ export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
       sequential: { label: 'sequential', workers: 1, warmupCalls: 3_000, warmupMaxMs: 5_000, calls: 1_000, maxDurationMs: 3_000, rounds: 4 },
       concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: 12_000, maxDurationMs: 10_000, rounds: 8 },
     },
-    targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-stdio-2026', 'gw-stdio-2025-traced', 'gw-redis-2025', 'gw-redis-2026', 'gw-modern-2026', 'mcp-proxy', 'min-proxy', 'http-direct', 'gw-http-2025', 'gw-http-2026'],
+    targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-stdio-2026', 'gw-stdio-2025-traced', 'gw-redis-2025', 'gw-redis-2026', 'gw-modern-2026', 'mcp-proxy', 'min-proxy', 'min-proxy-busy', 'http-direct', 'gw-http-2025', 'gw-http-2026'],
   },
   // Answered by the front alone: what a call costs the front before any upstream is involved.
   ping: {

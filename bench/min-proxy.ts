@@ -33,6 +33,17 @@ function onAnswer(id: number, answer: (answer: Message) => void): void {
 }
 let nextId = 1;
 let sessions = 0;
+/**
+ * CPU to burn per forwarded call (MIN_PROXY_BUSY_US, the bench's min-proxy-busy target): a proxy
+ * that costs exactly that much more than the reference, to tell what a microsecond of a front's CPU
+ * is worth in calls per second on this machine.
+ */
+const BUSY_MS = Number(process.env.MIN_PROXY_BUSY_US ?? '0') / 1000;
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
 
 function toUpstream(message: object): void {
   upstream.stdin.write(`${JSON.stringify(message)}\n`);
@@ -72,6 +83,7 @@ const server = createServer((req, res) => {
       return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
     }
     if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
+    if (BUSY_MS > 0) busy(BUSY_MS);
     const id = nextId++;
     const clientId = message.id;
     onAnswer(id, (answer) => json(res, 200, { ...answer, id: clientId }));

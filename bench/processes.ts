@@ -164,10 +164,14 @@ export async function startOtlpSink(): Promise<RunningSink> {
   return { url: url!, pid: child.pid!, stop };
 }
 
-/** The reference proxy (min-proxy.ts) in front of server-everything over stdio. */
-export async function startMinProxy(): Promise<RunningFront> {
+/**
+ * The reference proxy (min-proxy.ts) in front of server-everything over stdio; `busyUs`: CPU it
+ * spends per forwarded call on top of its own (the calibration target, min-proxy-busy).
+ */
+export async function startMinProxy(busyUs = 0): Promise<RunningFront> {
   const args = ['--import', TSX_LOADER, '--import', FRONT_HOOKS, MIN_PROXY, ...EVERYTHING_COMMAND_LINE];
-  const child = spawnTracked(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'] });
+  const env = busyUs > 0 ? { ...process.env, MIN_PROXY_BUSY_US: String(busyUs) } : process.env;
+  const child = spawnTracked(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env });
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
   return frontOf(child, url!);
 }

@@ -86,6 +86,41 @@ export function tracingLines(comparisons: readonly Comparison[]): string[] {
   });
 }
 
+/**
+ * What a microsecond of a front's CPU is worth in calls per second here: for each scenario that ran
+ * the reference proxy beside its busy twin (min-proxy-busy, a fixed amount more CPU per call), the
+ * throughput lost per microsecond of extra front CPU, and at that rate what each gateway's gap to
+ * the reference comes to in microseconds per call. On two cores the load, the front and the upstream
+ * share the CPUs, so throughput follows the sum of their costs; this turns a CPU saving into the
+ * calls/s it should buy, and a gap in calls/s into the CPU it stands for.
+ */
+export function calibrationLines(comparisons: readonly Comparison[]): string[] {
+  return comparisons.flatMap(({ phase, load, scenario, results }) => {
+    const figures = (name: string): Figures | undefined => {
+      const result = results.find(({ target }) => target.name === name)?.result;
+      return result === undefined || result.samples.length === 0 ? undefined : figuresOf(result);
+    };
+    const [reference, busy] = [figures('min-proxy'), figures('min-proxy-busy')];
+    const [cpuReference, cpuBusy] = [reference?.cpuMsPerCall.front, busy?.cpuMsPerCall.front];
+    if (reference === undefined || busy === undefined || cpuReference === undefined || cpuBusy === undefined || cpuBusy <= cpuReference) return [];
+    const extraUs = (cpuBusy - cpuReference) * 1000;
+    const lostPerUs = (1 - busy.callsPerSecond / reference.callsPerSecond) / extraUs;
+    const gateways = results
+      .filter(({ target }) => target.name.startsWith('gw-stdio') || target.name.startsWith('gw-redis'))
+      .flatMap(({ target, result }) => {
+        if (result.samples.length === 0 || lostPerUs <= 0) return [];
+        const ratio = figuresOf(result).callsPerSecond / reference.callsPerSecond;
+        return [`${target.name} ${change(ratio)} calls/s, ~${((1 - ratio) / lostPerUs).toFixed(1)} us`];
+      });
+    return [
+      `front CPU calibration, ${phase} ${load} ${scenario}: the reference proxy with ${extraUs.toFixed(1)} us more front CPU per call ` +
+        `(${ms(cpuReference)} -> ${ms(cpuBusy)} ms) answered ${change(busy.callsPerSecond / reference.callsPerSecond)} calls/s, ` +
+        `${(lostPerUs * 100).toFixed(2)}% per us`,
+      ...(gateways.length > 0 ? [`  each gateway against the reference, and what that is worth at this rate in front CPU per call: ${gateways.join('; ')}`] : []),
+    ];
+  });
+}
+
 /** Failed calls, one line per target that had any: the run fails when calls fail. */
 export function failureLines(comparisons: readonly Comparison[]): string[] {
   return comparisons.flatMap(({ phase, load, scenario, results }) =>

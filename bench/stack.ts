@@ -15,7 +15,7 @@ import {
   startRedis,
   type RunningFront,
 } from './processes.js';
-import { TARGET_SPECS, type StackPart, type Target, type TargetName } from './targets.js';
+import { MIN_PROXY_BUSY_US, TARGET_SPECS, type StackPart, type Target, type TargetName } from './targets.js';
 
 export interface GatewaySettings {
   readonly logLevel: string;
@@ -63,6 +63,7 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
   if (needs('gw-modern')) built.set('gw-modern', asFront(await gatewayWith('stdio-modern', { mcpServers: { modern: MODERN_STDIO } }), MODERN_PATTERN));
   if (needs('mcp-proxy')) built.set('mcp-proxy', asFront(await startMcpProxy()));
   if (needs('min-proxy')) built.set('min-proxy', asFront(await startMinProxy()));
+  if (needs('min-proxy-busy')) built.set('min-proxy-busy', asFront(await startMinProxy(MIN_PROXY_BUSY_US)));
   if (needs('http-upstream', 'gw-http')) {
     const upstream = await startEverythingOverHttp();
     const upstreamPid = upstream.pid;

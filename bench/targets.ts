@@ -9,6 +9,9 @@
 //   gw-modern-2026 the gateway in front of a 2026-07-28 server over stdio (the tests' modern fixture):
 //                  2026 from the client to the upstream
 //   mcp-proxy      the peer (npm mcp-proxy) in front of server-everything over stdio
+//   min-proxy      the reference: the least any Node proxy of that stdio server costs (min-proxy.ts)
+//   min-proxy-busy the reference spending 10 us more CPU per forwarded call; only when asked for
+//                  (--target), beside min-proxy: what a microsecond of front CPU is worth in calls/s
 //   http-direct    server-everything over Streamable HTTP, directly
 //   gw-http-*      the gateway in front of that HTTP server
 // -2025 targets open a session (initialize, then Mcp-Session-Id); -2026 targets send stateless
@@ -30,6 +33,7 @@ export const TARGET_NAMES = [
   'gw-modern-2026',
   'mcp-proxy',
   'min-proxy',
+  'min-proxy-busy',
   'http-direct',
   'gw-http-2025',
   'gw-http-2026',
@@ -41,10 +45,10 @@ export type TargetName = (typeof TARGET_NAMES)[number];
  * against another target, not issue 10's figures, and the full run's length and records stay as
  * they were.
  */
-export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced'];
+export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'min-proxy-busy'];
 
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'min-proxy-busy' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -58,6 +62,8 @@ export interface TargetSpec {
 }
 
 const GATEWAY_TOOL = 'everything__echo';
+/** The CPU that min-proxy-busy spends per forwarded call on top of the reference's own. */
+export const MIN_PROXY_BUSY_US = 10;
 
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   floor: { name: 'floor', label: 'floor: bare node:http', part: 'floor', tool: 'echo', era: '2025' },
@@ -71,6 +77,7 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },
   // Not a product: the least any Node proxy of a stdio server costs here (min-proxy.ts).
   'min-proxy': { name: 'min-proxy', label: 'reference: min proxy>stdio', part: 'min-proxy', tool: 'echo', era: '2025' },
+  'min-proxy-busy': { name: 'min-proxy-busy', label: `reference + ${MIN_PROXY_BUSY_US} us/call`, part: 'min-proxy-busy', tool: 'echo', era: '2025' },
   'http-direct': { name: 'http-direct', label: 'everything http direct', part: 'http-upstream', tool: 'echo', era: '2025' },
   'gw-http-2025': { name: 'gw-http-2025', label: 'gw>http 2025', part: 'gw-http', tool: GATEWAY_TOOL, era: '2025' },
   'gw-http-2026': { name: 'gw-http-2026', label: 'gw>http 2026', part: 'gw-http', tool: GATEWAY_TOOL, era: '2026' },

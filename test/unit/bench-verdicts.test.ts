@@ -9,7 +9,7 @@ import { summariseProfiles } from '../../bench/cpu-profile.js';
 import type { Comparison } from '../../bench/figures.js';
 import type { PhaseResult } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
-import { tracingLines } from '../../bench/report.js';
+import { calibrationLines, tracingLines } from '../../bench/report.js';
 import { verdicts } from '../../bench/verdicts.js';
 
 /** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
@@ -57,8 +57,24 @@ describe('the tracing overhead lines', () => {
     expect(lines).toEqual(['tracing on vs off, echo light 50 concurrent: front CPU/call 0.20 -> 0.30 ms (+50.0%), calls/s -16.7%, p50 8.00 -> 9.00 ms']);
   });
 
-  it('leave the traced target out of a run that does not name it', () => {
+  it('turn the busy reference proxy into a price per microsecond of front CPU, and each gateway\'s gap into microseconds', () => {
+    // 1,000 calls in 100 ms each; the busy twin spends 10 us more CPU per call and answers 10% fewer.
+    const reference = { ...result(1000, 5, 100), cpuMs: { front: 30 } };
+    const busy = { ...result(900, 5, 100), cpuMs: { front: 36 } };
+    const gateway = { ...result(800, 6, 100), cpuMs: { front: 40 } };
+    const lines = calibrationLines([
+      comparison('echo', '50 concurrent', { 'min-proxy': reference, 'min-proxy-busy': busy, 'gw-stdio-2025': gateway, floor: result(2000, 2, 100) }),
+      comparison('echo', 'sequential', { 'min-proxy': reference }),
+    ]);
+    expect(lines).toEqual([
+      'front CPU calibration, echo light 50 concurrent: the reference proxy with 10.0 us more front CPU per call (0.03 -> 0.04 ms) answered -10.0% calls/s, 1.00% per us',
+      "  each gateway against the reference, and what that is worth at this rate in front CPU per call: gw-stdio-2025 -20.0% calls/s, ~20.0 us",
+    ]);
+  });
+
+  it('leave the on-request targets out of a run that does not name them', () => {
     expect(parseOptions([], 'x.json').targets).not.toContain('gw-stdio-2025-traced');
+    expect(parseOptions([], 'x.json').targets).not.toContain('min-proxy-busy');
     expect(parseOptions(['--target', 'gw-stdio-2025,gw-stdio-2025-traced'], 'x.json').targets).toEqual(['gw-stdio-2025', 'gw-stdio-2025-traced']);
   });
 });
