@@ -72,11 +72,7 @@ export function verdictTable(list: readonly Verdict[]): string {
  */
 export function tracingLines(comparisons: readonly Comparison[]): string[] {
   return comparisons.flatMap(({ phase, load, scenario, results }) => {
-    const figures = (name: string): Figures | undefined => {
-      const result = results.find(({ target }) => target.name === name)?.result;
-      return result === undefined || result.samples.length === 0 ? undefined : figuresOf(result);
-    };
-    const [plain, traced] = [figures('gw-stdio-2025'), figures('gw-stdio-2025-traced')];
+    const [plain, traced] = [figuresOfTarget(results, 'gw-stdio-2025'), figuresOfTarget(results, 'gw-stdio-2025-traced')];
     if (plain === undefined || traced === undefined) return [];
     const [cpuPlain, cpuTraced] = [plain.cpuMsPerCall.front, traced.cpuMsPerCall.front];
     const cpu = cpuPlain === undefined || cpuTraced === undefined ? 'n/a' : `${ms(cpuPlain)} -> ${ms(cpuTraced)} ms (${change(cpuTraced / cpuPlain)})`;
@@ -96,11 +92,7 @@ export function tracingLines(comparisons: readonly Comparison[]): string[] {
  */
 export function calibrationLines(comparisons: readonly Comparison[]): string[] {
   return comparisons.flatMap(({ phase, load, scenario, results }) => {
-    const figures = (name: string): Figures | undefined => {
-      const result = results.find(({ target }) => target.name === name)?.result;
-      return result === undefined || result.samples.length === 0 ? undefined : figuresOf(result);
-    };
-    const [reference, busy] = [figures('min-proxy'), figures('min-proxy-busy')];
+    const [reference, busy] = [figuresOfTarget(results, 'min-proxy'), figuresOfTarget(results, 'min-proxy-busy')];
     const [cpuReference, cpuBusy] = [reference?.cpuMsPerCall.front, busy?.cpuMsPerCall.front];
     if (reference === undefined || busy === undefined || cpuReference === undefined || cpuBusy === undefined || cpuBusy <= cpuReference) return [];
     const extraUs = (cpuBusy - cpuReference) * 1000;
@@ -119,6 +111,12 @@ export function calibrationLines(comparisons: readonly Comparison[]): string[] {
       ...(gateways.length > 0 ? [`  each gateway against the reference, and what that is worth at this rate in front CPU per call: ${gateways.join('; ')}`] : []),
     ];
   });
+}
+
+/** The figures of the target called `name` in one comparison; undefined when it did not run or answered nothing. */
+function figuresOfTarget(results: Comparison['results'], name: string): Figures | undefined {
+  const result = results.find(({ target }) => target.name === name)?.result;
+  return result === undefined || result.samples.length === 0 ? undefined : figuresOf(result);
 }
 
 /** Failed calls, one line per target that had any: the run fails when calls fail. */

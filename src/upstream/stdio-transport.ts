@@ -76,8 +76,8 @@ export class LeanStdioTransport implements Transport {
     // every socket with news in this turn has been read (setImmediate runs right after that poll).
     // nextTick would batch only the writes of one request's own microtasks, and each HTTP request
     // arrives in a callback of its own. Gathered as strings and joined once rather than corked in
-    // the stream: a corked Writable keeps an entry, a callback and a writev slot per message
-    // (~1.6 KB of garbage per forwarded call, bench heap profile).
+    // the stream, which keeps an entry, a callback and a writev slot per message: 0.3 KB less
+    // allocated per forwarded call (the bench's allocation column, 24.0 -> 23.7 KB).
     if (this.#batch.length === 0) setImmediate(this.#flush);
     this.#batch.push(JSON.stringify(message));
     if (!stdin.writableNeedDrain) return Promise.resolve();
@@ -92,7 +92,7 @@ export class LeanStdioTransport implements Transport {
     const stdin = this.#child?.stdin;
     // Gone in the meantime: the connection's close fails whatever these messages were for.
     if (!stdin || stdin.destroyed) return;
-    stdin.write(batch.length === 1 ? `${batch[0]}\n` : `${batch.join('\n')}\n`);
+    stdin.write(`${batch.join('\n')}\n`);
   };
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 // How the stdio transport cuts a server's stdout into messages: a real child process writes lines
-// split across writes, several in one write, CRLF endings, blank lines and a stray non-JSON line.
+// split across writes, several in one write, CRLF endings, blank lines and a stray non-JSON line;
+// and how it writes: the messages of one turn as whole lines, in order, and before close ends stdin.
 import { describe, expect, it } from 'vitest';
 import { LeanStdioTransport } from '../../src/upstream/stdio-transport.js';
 
@@ -49,5 +50,53 @@ describe('the stdio transport reads lines', () => {
     const { messages, errors } = await readAll(writer([`debug: starting\n${line(1)}\n`, '[1,2]\n', `${line(2)}\n`]));
     expect(errors).toEqual(['the server wrote a line that is not JSON: debug: starting', 'the server wrote JSON that is not a JSON-RPC 2.0 message']);
     expect(messages).toEqual([message(1), message(2)]);
+  });
+});
+
+/** A server that answers every line its stdin gets with `result.line`: that line, whole, as it arrived. */
+function echoer(): LeanStdioTransport {
+  const script = `
+    let pending = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk) => {
+      pending += chunk;
+      const lines = pending.split('\\n');
+      pending = lines.pop();
+      for (const text of lines) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(text).id, result: { line: text } }) + '\\n');
+    });`;
+  return new LeanStdioTransport({ command: process.execPath, args: ['-e', script], env: {}, stderr: 'ignore' });
+}
+
+describe('the stdio transport writes lines', () => {
+  it('sends the messages of one turn as whole lines, in order', async () => {
+    const transport = echoer();
+    const answers: { id: number; result: { line: string } }[] = [];
+    // Also settled when the server exits (a line it could not parse), so a bad write fails fast.
+    const allIn = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+      transport.onmessage = (message) => {
+        answers.push(message as unknown as (typeof answers)[number]);
+        if (answers.length === 3) resolve();
+      };
+    });
+    await transport.start();
+    await Promise.all([1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, method: 'ping' })));
+    await allIn;
+    expect(answers.map((answer) => JSON.parse(answer.result.line))).toEqual([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' })));
+    await transport.close();
+  });
+
+  it('writes what was sent in the turn of close before ending stdin', async () => {
+    const transport = echoer();
+    const answers: unknown[] = [];
+    transport.onmessage = (message) => answers.push(message);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    await transport.start();
+    void transport.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    await transport.close();
+    await closed;
+    expect(answers).toEqual([{ jsonrpc: '2.0', id: 7, result: { line: '{"jsonrpc":"2.0","id":7,"method":"ping"}' } }]);
   });
 });

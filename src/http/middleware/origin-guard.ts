@@ -40,7 +40,8 @@ export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginG
   return (head) => {
     if (allowedHosts !== undefined) {
       const header = head.header('host');
-      if (header === undefined || header !== lastAllowedHost) {
+      // No Host at all passes too (HTTP/1.0), so it may stand as the last one allowed.
+      if (header !== lastAllowedHost) {
         const host = hostnameOf(header);
         if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
           report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
