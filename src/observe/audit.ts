@@ -8,6 +8,7 @@ import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
 import { preformattedLines, type Logger } from './logger.js';
+import { QuotedStrings } from './quoted-strings.js';
 
 /** The methods that reach one item of one upstream, each worth an audit line. */
 const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -19,27 +20,29 @@ const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
  */
 export function auditObserver(logger: Logger, { endpoints = false }: { endpoints?: boolean } = {}): GatewayObserver {
   const lines = preformattedLines(logger);
+  const quoted = new QuotedStrings();
   return {
     onRequest(event: RequestEvent) {
       // Other methods are audited when policy refused them (a subscribe or completion of a hidden item).
       if (!AUDITED_METHODS.has(event.method) && event.outcome !== 'denied') return;
       // Written as JSON here, field by field in the line's order, rather than given to pino as an
       // object: this runs for every tool call (logger.ts, preformattedLines). None of these fields
-      // can hold a secret; the session is shortened as everywhere else.
+      // can hold a secret; the session is shortened as everywhere else. The values that repeat from
+      // call to call are quoted once (quoted-strings.ts); the request and trace ids never repeat.
       let line = '"audit":true';
       if (event.requestId !== undefined) line += `,"requestId":${JSON.stringify(event.requestId)}`;
       if (event.traceId !== undefined) line += `,"traceId":${JSON.stringify(event.traceId)},"spanId":${JSON.stringify(event.spanId)}`;
-      if (event.principal) line += `,"sub":${JSON.stringify(event.principal.sub)}`;
-      if (event.sessionId !== '') line += `,"session":${JSON.stringify(shortSessionId(event.sessionId))}`;
+      if (event.principal) line += `,"sub":${quoted.of(event.principal.sub)}`;
+      if (event.sessionId !== '') line += `,"session":${quoted.of(shortSessionId(event.sessionId))}`;
       if (event.era === 'modern') line += ',"era":"2026"';
-      if (endpoints) line += `,"endpoint":${JSON.stringify(event.endpoint ?? DEFAULT_ENDPOINT)}`;
-      line += `,"method":${JSON.stringify(event.method)}`;
-      if (event.server !== undefined) line += `,"server":${JSON.stringify(event.server)}`;
-      if (event.name !== undefined) line += `,"name":${JSON.stringify(event.name)}`;
+      if (endpoints) line += `,"endpoint":${quoted.of(event.endpoint ?? DEFAULT_ENDPOINT)}`;
+      line += `,"method":${quoted.of(event.method)}`;
+      if (event.server !== undefined) line += `,"server":${quoted.of(event.server)}`;
+      if (event.name !== undefined) line += `,"name":${quoted.of(event.name)}`;
       // Not "credentials", a key the logger censors wherever pino writes it (redact.ts).
-      if (event.credentials !== undefined) line += `,"credentialMode":${JSON.stringify(event.credentials)}`;
-      line += `,"outcome":${JSON.stringify(event.outcome)}`;
-      if (event.reason !== undefined) line += `,"reason":${JSON.stringify(event.reason)}`;
+      if (event.credentials !== undefined) line += `,"credentialMode":${quoted.of(event.credentials)}`;
+      line += `,"outcome":${quoted.of(event.outcome)}`;
+      if (event.reason !== undefined) line += `,"reason":${quoted.of(event.reason)}`;
       if (event.errorCode !== undefined) line += `,"errorCode":${JSON.stringify(event.errorCode)}`;
       line += `,"durationMs":${JSON.stringify(Math.round(event.durationMs * 10) / 10)}`;
       lines.info(line, 'audit');

@@ -105,6 +105,25 @@ describe('the audit line, written without pino', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', pid: process.pid, service: 'switchboard', audit: true, msg: 'audit' });
   });
 
+  it('writes each of many lines from its own values, however often they were seen before', () => {
+    const { logger, lines } = capture();
+    const observer = auditObserver(logger);
+    const sequence = Array.from({ length: 40 }, (_, index) =>
+      event({
+        sessionId: `session${index % 3}-0123456789abcdef`,
+        name: index % 5 === 0 ? `tool-${index}` : 'echo',
+        outcome: index % 7 === 0 ? 'error' : 'ok',
+        principal: index % 2 === 0 ? principal(`user-${index % 4}`) : undefined,
+      }),
+    );
+    for (const e of sequence) {
+      audit(observer, e);
+      pinoAuditLine(logger, e, false);
+    }
+    expect(lines).toHaveLength(2 * sequence.length);
+    for (let index = 0; index < lines.length; index += 2) expect(withoutTime(lines[index]!)).toBe(withoutTime(lines[index + 1]!));
+  });
+
   it('follows the logger: its level, and bindings set after it was made', () => {
     const quiet = capture('warn');
     audit(auditObserver(quiet.logger), event({}));

@@ -1,0 +1,30 @@
+// JSON texts of the strings that a per-call log line repeats: the method, the server, the tool's
+// name, the outcome, the principal, the session. Quoting them anew for every line was half of what
+// building the audit line cost (~0.3 of ~0.7 us in a micro-benchmark of the line), and a line is
+// written for every tool call.
+//
+// The memo is bounded: resource URIs and subjects come from outside and need not repeat, so when it
+// holds `capacity` texts it starts again, empty. A flood of distinct values then costs what quoting
+// each one costs, and never more memory than the bound.
+
+export class QuotedStrings {
+  readonly #texts = new Map<string, string>();
+
+  constructor(private readonly capacity = 2048) {}
+
+  /** How many texts it holds now. */
+  get size(): number {
+    return this.#texts.size;
+  }
+
+  /** JSON.stringify(value). */
+  of(value: string): string {
+    let text = this.#texts.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      if (this.#texts.size >= this.capacity) this.#texts.clear();
+      this.#texts.set(value, text);
+    }
+    return text;
+  }
+}
