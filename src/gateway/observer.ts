@@ -45,22 +45,29 @@ export interface GatewayObserver {
   onNotificationForwarded?(event: NotificationEvent): void;
 }
 
-/** Calls every observer; one that throws does not stop the others or the request. */
+/**
+ * Calls every observer; one that throws does not stop the others or the request. The try is
+ * written out in each loop rather than around a closure: onRequest runs for every request.
+ */
 export function combineObservers(observers: readonly GatewayObserver[]): Required<GatewayObserver> {
   return {
     onRequest(event) {
-      for (const observer of observers) safely(() => observer.onRequest?.(event));
+      for (const observer of observers) {
+        try {
+          observer.onRequest?.(event);
+        } catch {
+          // An observer's failure is its own problem; the request has been served.
+        }
+      }
     },
     onNotificationForwarded(event) {
-      for (const observer of observers) safely(() => observer.onNotificationForwarded?.(event));
+      for (const observer of observers) {
+        try {
+          observer.onNotificationForwarded?.(event);
+        } catch {
+          // As above.
+        }
+      }
     },
   };
-}
-
-function safely(action: () => void): void {
-  try {
-    action();
-  } catch {
-    // An observer's failure is its own problem; the request has been served.
-  }
 }
