@@ -19,4 +19,14 @@ describe('QuotedStrings', () => {
       expect(quoted.size).toBeLessThanOrEqual(4);
     }
   });
+
+  it('keeps no long value, however often it comes', () => {
+    const quoted = new QuotedStrings(16, 8);
+    const long = `file:///${'a/'.repeat(1000)}"x"`;
+    for (let round = 0; round < 3; round++) {
+      expect(quoted.of(long)).toBe(JSON.stringify(long));
+      expect(quoted.of('eight ch')).toBe('"eight ch"');
+    }
+    expect(quoted.size).toBe(1);
+  });
 });
