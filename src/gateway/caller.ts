@@ -35,7 +35,9 @@ export interface Caller {
 }
 
 export function sessionCaller(session: SessionRecord, principal: Principal | undefined, requestId?: string, parentSpan?: SpanParent): Caller {
-  // One literal of fixed shape (no conditional spreads): it is made for every 2025 request.
+  // One literal of fixed shape (no conditional spreads): it is made for every 2025 request. A 2026
+  // caller (modern/envelope.ts) has the same keys in the same order, so both share one hidden class
+  // (test/unit/caller-shape.test.ts).
   return {
     era: 'legacy',
     principal,

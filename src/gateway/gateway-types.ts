@@ -61,6 +61,20 @@ export interface ServeOptions {
   readonly cancel?: Cancellation;
 }
 
+/**
+ * ServeOptions made in one place, so that they have one hidden class whichever front made them:
+ * Gateway.serve reads them on every request, and in a gateway serving both eras options of two or
+ * three shapes made that code polymorphic (as callers of two shapes did; caller.ts).
+ */
+export function serveOptions(
+  related: RelatedChannel | undefined,
+  input?: InputChannel,
+  cancel?: Cancellation,
+  retry?: ServeOptions['retry'],
+): ServeOptions {
+  return { related, input, retry, cancel };
+}
+
 export interface Served {
   readonly response: JsonRpcResponse;
   readonly trace: RequestTrace;

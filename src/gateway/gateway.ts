@@ -12,7 +12,7 @@ import type { HandlerContext, MethodHandler, RequestTrace } from './handler-cont
 import { HANDLERS } from './handlers/index.js';
 import { calledTool, SEARCH_MODE_HANDLERS } from './tool-search.js';
 import { startSession } from './session-start.js';
-import type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
+import { serveOptions, type GatewayOptions, type IncomingRequest, type InitializeOutcome, type ServeOptions, type Served } from './gateway-types.js';
 
 export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
 import { describeUpstreams, listsFreshForMs } from './description.js';
@@ -268,7 +268,7 @@ export class Gateway {
   }
 
   async handleRequest({ session, principal, request, related, requestId, parentSpan }: IncomingRequest): Promise<JsonRpcResponse> {
-    const { response } = await this.serve(sessionCaller(session, principal, requestId, parentSpan), request, related ? { related } : {});
+    const { response } = await this.serve(sessionCaller(session, principal, requestId, parentSpan), request, serveOptions(related));
     return response;
   }
 

@@ -11,6 +11,7 @@ import type { Cancellation } from '../../protocol/cancellation.js';
 import type { SpanParent } from '../../observe/tracing/tracing.js';
 import { RpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
+import { serveOptions } from '../gateway-types.js';
 import { inputRequestsOf, isInputRequired } from '../input-rounds.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../json-rpc.js';
@@ -87,7 +88,7 @@ export class ModernFront {
     const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params, endpoint: options.endpoint };
     if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
     if (!INTERACTIVE_METHODS.has(request.method)) {
-      const served = await this.options.gateway.serve(caller, request, options);
+      const served = await this.options.gateway.serve(caller, request, serveOptions(options.related, undefined, options.cancel));
       return this.#final(request, binding, caller, served);
     }
     const call = new ModernCall(caller.clientCapabilities);
@@ -105,7 +106,7 @@ export class ModernFront {
     const state = unsealed.body;
     if (state.kind === 'relay') {
       const answers = { inputResponses, ...(state.upstreamState !== undefined && { requestState: state.upstreamState }) };
-      const served = await this.options.gateway.serve(caller, request, { ...options, retry: { server: state.server, answers } });
+      const served = await this.options.gateway.serve(caller, request, serveOptions(options.related, undefined, options.cancel, { server: state.server, answers }));
       return this.#final(request, binding, caller, served);
     }
     const { parked } = this.options;

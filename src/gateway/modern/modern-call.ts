@@ -6,6 +6,7 @@ import type { JsonObject } from '../json.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../json-rpc.js';
 import type { RelatedChannel } from '../related-channel.js';
 import type { Served } from '../gateway.js';
+import { serveOptions, type ServeOptions } from '../gateway-types.js';
 import type { InputRequest } from '../input-rounds.js';
 import { CancelSource, type Cancellation } from '../../protocol/cancellation.js';
 import { InputCollector } from './input-collector.js';
@@ -32,8 +33,8 @@ export class ModernCall {
   }
 
   /** Starts the call once; `serve` is Gateway.serve bound to the caller and request. */
-  start(serve: (options: { related: RelatedChannel; input: InputCollector['channel']; cancel: Cancellation }) => Promise<Served>): void {
-    this.#served ??= serve({ related: this.related, input: this.collector.channel, cancel: this.abort });
+  start(serve: (options: ServeOptions) => Promise<Served>): void {
+    this.#served ??= serve(serveOptions(this.related, this.collector.channel, this.abort));
   }
 
   /**
