@@ -36,6 +36,18 @@ describe('pages of a view', () => {
     expect(seen).toEqual(entries.map((entry) => entry.item.name));
   });
 
+  it('write the same text on every call, on both eras\' paths, once their text is kept', () => {
+    const pages = new ViewPages();
+    const page = pages.page('tools', tools(30), undefined, 10);
+    const cache = () => ({ listsFreshForMs: 1000, privateViews: false });
+    for (let call = 0; call < 3; call++) {
+      const legacy = { jsonrpc: '2.0' as const, id: call, result: page };
+      expect(responseJson(legacy)).toBe(JSON.stringify(legacy));
+      const modern = { jsonrpc: '2.0' as const, id: `m-${call}`, result: completeResult('tools/list', page, cache) };
+      expect(responseJson(modern)).toBe(JSON.stringify(modern));
+    }
+  });
+
   it('are the same objects for every caller of the view, and new ones for a new view', () => {
     const pages = new ViewPages();
     const entries = tools(25);
