@@ -2,7 +2,6 @@
 // wherever they appear, and callers log ids and names, never arguments or tokens. The lines about
 // one HTTP request (access, audit, a failure) carry its request id, passed to them explicitly.
 import { pino, type Logger } from 'pino';
-import { QuotedStrings } from './quoted-strings.js';
 import { redactSecrets } from './redact.js';
 
 export type { Logger };
@@ -101,15 +100,13 @@ export interface PreformattedLines {
 export function preformattedLines(logger: Logger): PreformattedLines {
   const internals = logger as unknown as Record<symbol, unknown>;
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
-  // The messages are a handful of constants ('audit').
-  const quoted = new QuotedStrings(64);
   return {
     info(fields, msg) {
       if (!logger.isLevelEnabled('info')) return;
       // The logger's bindings as pino keeps them, already JSON (`,"pid":1,"service":"switchboard"`);
       // read each time, as pino does, since setBindings may change them.
       const bindings = internals[pino.symbols.chindingsSym] as string;
-      stream.write(`{"level":"info"${isoTimeOncePerMillisecond()}${bindings},${fields},"msg":${quoted.of(msg)}}\n`);
+      stream.write(`{"level":"info"${isoTimeOncePerMillisecond()}${bindings},${fields},"msg":${JSON.stringify(msg)}}\n`);
     },
   };
 }
