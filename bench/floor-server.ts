@@ -1,15 +1,19 @@
 // The floor: the least any HTTP front for MCP can cost on this machine. A bare `node:http` server,
 // no framework, that reads the body, parses it, and answers `initialize`, `ping` and the echo tool
 // with the JSON server-everything gives (as plain JSON, not SSE), with a session id as a 2025
-// server does. Whatever a gateway spends above this, it spends on its own work.
+// server does. Whatever a gateway spends above this, it spends on its own work. A request with a
+// 2026-07-28 envelope gets what the least 2026 server gives (modern-minimal.ts): its headers checked
+// against the body, the result with resultType and serverInfo; so the floor has a row per era.
 // Runs in its own process (bench/processes.ts starts it) and prints `listening URL` on stderr.
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, type ModernParams } from './modern-minimal.js';
 
 interface Request {
   readonly id?: number | string;
   readonly method?: string;
-  readonly params?: { readonly name?: string; readonly arguments?: { readonly message?: unknown }; readonly protocolVersion?: string };
+  readonly params?: ModernParams & { readonly name?: string; readonly arguments?: { readonly message?: unknown }; readonly protocolVersion?: string };
 }
 
 const SERVER_INFO = { name: 'switchboard-bench-floor', version: '1.0.0' };
@@ -20,10 +24,10 @@ const server = createServer((req, res) => {
   if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => respond(res, Buffer.concat(chunks).toString('utf8')));
+  req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')));
 });
 
-function respond(res: ServerResponse, body: string): void {
+function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
   let request: Request;
   try {
     request = JSON.parse(body) as Request;
@@ -32,6 +36,8 @@ function respond(res: ServerResponse, body: string): void {
   }
   if (request.id === undefined) return void res.writeHead(202).end(); // a notification
   const { id, method, params } = request;
+  const modern = envelopeVersion(params);
+  if (modern !== undefined) return respondModern(req, res, request, modern);
   if (method === 'initialize') {
     sessions += 1;
     const result = { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
@@ -42,6 +48,16 @@ function respond(res: ServerResponse, body: string): void {
     return json(res, 200, { result: { content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, jsonrpc: '2.0', id });
   }
   return json(res, 200, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
+}
+
+/** A 2026-07-28 request: no initialize or ping in that revision, and every result says what it is. */
+function respondModern(req: IncomingMessage, res: ServerResponse, { id, method, params }: Request, version: string): void {
+  const mismatch = headerMismatch(req.headers, method, params, version);
+  if (mismatch !== undefined) return json(res, 400, mismatchAnswer(id, mismatch));
+  if (method === 'tools/call' && params?.name === 'echo') {
+    return json(res, 200, { result: completeResult({ content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, SERVER_INFO), jsonrpc: '2.0', id });
+  }
+  return json(res, 404, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
 }
 
 function json(res: ServerResponse, status: number, message: object, headers: Record<string, string> = {}): void {

@@ -3,17 +3,25 @@
 // else: no sessions kept, no auth, policy, catalogue, logs or metrics, no SSE, no cancellation, no
 // restarts. It answers initialize and ping itself and forwards everything else with its id
 // rewritten. What it costs above the floor is what the stdio hop costs; a real gateway can only
-// come near it, so its row says which of the bench's targets any proxy could meet here.
+// come near it, so its row says which of the bench's targets any proxy could meet here. A request
+// with a 2026-07-28 envelope is served as the least 2026 front of a 2025 server must
+// (modern-minimal.ts): headers checked, the envelope kept from the upstream, the result marked
+// complete with the proxy's serverInfo. Its two rows say what the revision itself costs a proxy.
 // Runs in its own process: `min-proxy.ts COMMAND [ARGS...]`; prints `listening URL` on stderr.
 import { spawn } from 'node:child_process';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, withoutEnvelope, type ModernParams } from './modern-minimal.js';
 
 interface Message {
   id?: number | string | null;
   method?: string;
-  params?: { protocolVersion?: string };
+  params?: ModernParams & { protocolVersion?: string };
+  result?: Record<string, unknown>;
 }
+
+const SERVER_INFO = { name: 'bench-min-proxy', version: '1.0.0' };
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined) throw new Error('usage: min-proxy.ts COMMAND [ARGS...]');
@@ -77,9 +85,11 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Message;
     if (message.id === undefined) return void res.writeHead(202).end();
+    const modern = envelopeVersion(message.params);
+    if (modern !== undefined) return forwardModern(req.headers, res, message, modern);
     if (message.method === 'initialize') {
       sessions += 1;
-      const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'bench-min-proxy', version: '1.0.0' } };
+      const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
       return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
     }
     if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
@@ -90,6 +100,20 @@ const server = createServer((req, res) => {
     toUpstream({ ...message, id });
   });
 });
+
+/** A 2026-07-28 request to the 2025 upstream: nothing of the envelope goes up, and the answer comes back as 2026's. */
+function forwardModern(headers: IncomingHttpHeaders, res: ServerResponse, message: Message, version: string): void {
+  const mismatch = headerMismatch(headers, message.method, message.params, version);
+  if (mismatch !== undefined) return json(res, 400, mismatchAnswer(message.id, mismatch));
+  if (BUSY_MS > 0) busy(BUSY_MS);
+  const id = nextId++;
+  const clientId = message.id;
+  onAnswer(id, (answer) => {
+    if (answer.result === undefined) return json(res, 200, { ...answer, id: clientId });
+    json(res, 200, { jsonrpc: '2.0', id: clientId, result: completeResult(answer.result, SERVER_INFO) });
+  });
+  toUpstream({ ...message, id, params: message.params && withoutEnvelope(message.params) });
+}
 
 // The upstream's own handshake first, then the port: ready means ready to forward.
 onAnswer(0, () => {

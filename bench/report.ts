@@ -97,12 +97,15 @@ export function calibrationLines(comparisons: readonly Comparison[]): string[] {
     if (reference === undefined || busy === undefined || cpuReference === undefined || cpuBusy === undefined || cpuBusy <= cpuReference) return [];
     const extraUs = (cpuBusy - cpuReference) * 1000;
     const lostPerUs = (1 - busy.callsPerSecond / reference.callsPerSecond) / extraUs;
+    // A 2026 gateway is set beside the reference asked in 2026, where the run has it.
+    const modernReference = figuresOfTarget(results, 'min-proxy-2026');
     const gateways = results
       .filter(({ target }) => target.name.startsWith('gw-stdio') || target.name.startsWith('gw-redis'))
       .flatMap(({ target, result }) => {
         if (result.samples.length === 0 || lostPerUs <= 0) return [];
-        const ratio = figuresOf(result).callsPerSecond / reference.callsPerSecond;
-        return [`${target.name} ${change(ratio)} calls/s, ~${((1 - ratio) / lostPerUs).toFixed(1)} us`];
+        const [against, name] = target.name.endsWith('-2026') && modernReference ? [modernReference, 'min-proxy-2026'] : [reference, 'min-proxy'];
+        const ratio = figuresOf(result).callsPerSecond / against.callsPerSecond;
+        return [`${target.name} ${change(ratio)} calls/s vs ${name}, ~${((1 - ratio) / lostPerUs).toFixed(1)} us`];
       });
     return [
       `front CPU calibration, ${phase} ${load} ${scenario}: the reference proxy with ${extraUs.toFixed(1)} us more front CPU per call ` +

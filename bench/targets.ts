@@ -1,6 +1,7 @@
 // What the load phases call. Every target answers the same echo (and ping), so the rows differ only
 // in what stands between the load and the answer:
 //   floor          a bare node:http JSON server of ours (floor-server.ts): the least an HTTP front costs
+//   floor-2026     the same floor asked in 2026-07-28: the least a front of that revision costs
 //   stdio-direct   server-everything over stdio, spoken to by this process: the upstream's own capacity
 //   gw-stdio-*     the gateway, memory store, in front of server-everything over stdio
 //   gw-stdio-2025-traced  the same with tracing on, exporting to a sink that decodes and discards
@@ -10,6 +11,7 @@
 //                  2026 from the client to the upstream
 //   mcp-proxy      the peer (npm mcp-proxy) in front of server-everything over stdio
 //   min-proxy      the reference: the least any Node proxy of that stdio server costs (min-proxy.ts)
+//   min-proxy-2026 the same reference asked in 2026-07-28: what the revision costs any such proxy
 //   min-proxy-busy the reference spending 10 us more CPU per forwarded call; only when asked for
 //                  (--target), beside min-proxy: what a microsecond of front CPU is worth in calls/s
 //   http-direct    server-everything over Streamable HTTP, directly
@@ -24,6 +26,7 @@ export type Era = '2025' | '2026';
 
 export const TARGET_NAMES = [
   'floor',
+  'floor-2026',
   'stdio-direct',
   'gw-stdio-2025',
   'gw-stdio-2026',
@@ -33,6 +36,7 @@ export const TARGET_NAMES = [
   'gw-modern-2026',
   'mcp-proxy',
   'min-proxy',
+  'min-proxy-2026',
   'min-proxy-busy',
   'http-direct',
   'gw-http-2025',
@@ -67,6 +71,7 @@ export const MIN_PROXY_BUSY_US = 10;
 
 export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   floor: { name: 'floor', label: 'floor: bare node:http', part: 'floor', tool: 'echo', era: '2025' },
+  'floor-2026': { name: 'floor-2026', label: 'floor: bare node:http 2026', part: 'floor', tool: 'echo', era: '2026' },
   'stdio-direct': { name: 'stdio-direct', label: 'everything stdio direct', part: 'stdio-direct', tool: 'echo', era: '2025' },
   'gw-stdio-2025': { name: 'gw-stdio-2025', label: 'gw>stdio mem 2025', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2025' },
   'gw-stdio-2026': { name: 'gw-stdio-2026', label: 'gw>stdio mem 2026', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2026' },
@@ -77,6 +82,7 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'mcp-proxy': { name: 'mcp-proxy', label: 'mcp-proxy>stdio 2025', part: 'mcp-proxy', tool: 'echo', era: '2025' },
   // Not a product: the least any Node proxy of a stdio server costs here (min-proxy.ts).
   'min-proxy': { name: 'min-proxy', label: 'reference: min proxy>stdio', part: 'min-proxy', tool: 'echo', era: '2025' },
+  'min-proxy-2026': { name: 'min-proxy-2026', label: 'reference: min proxy>stdio 2026', part: 'min-proxy', tool: 'echo', era: '2026' },
   'min-proxy-busy': { name: 'min-proxy-busy', label: `reference + ${MIN_PROXY_BUSY_US} us/call`, part: 'min-proxy-busy', tool: 'echo', era: '2025' },
   'http-direct': { name: 'http-direct', label: 'everything http direct', part: 'http-upstream', tool: 'echo', era: '2025' },
   'gw-http-2025': { name: 'gw-http-2025', label: 'gw>http 2025', part: 'gw-http', tool: GATEWAY_TOOL, era: '2025' },

@@ -55,6 +55,10 @@ export function verdicts({ comparisons, sessions }: VerdictInputs): Verdict[] {
     // The same targets for the reference proxy (min-proxy.ts): where even it falls short, no Node
     // proxy of a stdio server meets that target on this machine.
     throughput('ref', 'min-proxy', 'floor', 0.5),
+    // (c)'s era half for the floor and the reference: what 2026-07-28 itself costs (larger requests
+    // and answers, headers checked against the body) where nothing else stands in the way.
+    throughput('ref', 'floor-2026', 'floor', 1),
+    throughput('ref', 'min-proxy-2026', 'min-proxy', 1),
     throughput('ref', 'min-proxy', 'mcp-proxy', 4, false),
     latency('ref', 'echo', 'min-proxy', 'floor', 0.25),
     latency('ref', 'ping', 'min-proxy', 'floor', 0.1),

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { figuresOf } from '../../bench/figures.js';
+import { ECHO_ARGUMENTS, MODERN_VERSION } from '../../bench/operations.js';
 import { lightLoad } from '../../bench/light-load.js';
 import { startFloor, startMinProxy, stopAll } from '../../bench/processes.js';
 import { MANY_TOOLS } from '../../bench/scale-tools-list.js';
@@ -38,6 +39,32 @@ describe('the bench', () => {
       expect(result.samples).toHaveLength(30);
     }
   });
+
+  it('asks the floor and the reference proxy in both eras: 2026 answers are complete results, and headers that do not mirror the body are refused', async () => {
+    const [floor, proxy] = await Promise.all([startFloor(), startMinProxy()]);
+    const targets: Target[] = [
+      { name: 'floor-2026', label: 'floor 2026', tool: 'echo', era: '2026', endpoint: { kind: 'http', url: floor.url }, upstreamPid: floor.pid },
+      { name: 'min-proxy', label: 'min-proxy', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid },
+      { name: 'min-proxy-2026', label: 'min-proxy 2026', tool: 'echo', era: '2026', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid },
+    ];
+    // The light load checks each 2026 answer for resultType "complete" and each echo for its text.
+    const scenario = { label: 'tiny', workers: 3, warmupCalls: 3, calls: 30, maxDurationMs: 5_000, rounds: 2 };
+    const { results } = await compareTargets({ phase: 'echo', load: lightLoad, operation: 'echo', scenario, targets, progress: () => {} });
+    for (const { target, result } of results) expect([target.name, result.errors, result.firstError]).toEqual([target.name, 0, undefined]);
+
+    for (const url of [floor.url, proxy.url]) {
+      const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN_VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: ECHO_ARGUMENTS, _meta: envelope } });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call' };
+      const answered = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-name': 'echo' }, body });
+      const { result } = (await answered.json()) as { result: Record<string, unknown> };
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: `Echo: ${ECHO_ARGUMENTS.message}` }] });
+      expect(Object.keys(result._meta as object)).toEqual(['io.modelcontextprotocol/serverInfo']);
+      const refused = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-name': 'not-echo' }, body });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32020);
+    }
+  }, 60_000);
 
   it('gives a front a full GC after its warm-up, and reads its GC pauses and allocation around each of its rounds (front-hooks.mjs over IPC)', async () => {
     // The reference proxy: a real front with the hooks preloaded, in front of server-everything,

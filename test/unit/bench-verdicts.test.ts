@@ -42,6 +42,13 @@ describe('the bench verdicts', () => {
     expect(verdict.pass).toBe(false);
   });
 
+  it('sets each era of the floor and of the reference proxy against the other, as (c) does the gateway', () => {
+    const eras = [comparison('echo', '50 concurrent', { floor: result(1000, 5, 100), 'floor-2026': result(970, 5, 100), 'min-proxy': result(500, 5, 100), 'min-proxy-2026': result(510, 5, 100) })];
+    const byEra = new Map(verdicts({ comparisons: eras, sessions: [] }).map((v) => [v.what, v]));
+    expect(byEra.get('floor-2026 vs floor: throughput at 50 in flight')).toMatchObject({ id: 'ref', goal: '>= 100%', value: '97.0%', pass: false });
+    expect(byEra.get('min-proxy-2026 vs min-proxy: throughput at 50 in flight')).toMatchObject({ id: 'ref', value: '102.0%', pass: true });
+  });
+
   it('says n/a, not FAIL, for a figure the run did not take', () => {
     const verdict = byWhat.get('gw-http-2025 vs http-direct: throughput at 50 in flight')!;
     expect(verdict.value).toBe('n/a');
@@ -62,13 +69,24 @@ describe('the tracing overhead lines', () => {
     const reference = { ...result(1000, 5, 100), cpuMs: { front: 30 } };
     const busy = { ...result(900, 5, 100), cpuMs: { front: 36 } };
     const gateway = { ...result(800, 6, 100), cpuMs: { front: 40 } };
+    // The 2026 reference answers 950 calls; the 2026 gateway's 760 are 20% fewer than that.
+    const modernReference = { ...result(950, 5, 100), cpuMs: { front: 30 } };
+    const modernGateway = { ...result(760, 6, 100), cpuMs: { front: 40 } };
     const lines = calibrationLines([
-      comparison('echo', '50 concurrent', { 'min-proxy': reference, 'min-proxy-busy': busy, 'gw-stdio-2025': gateway, floor: result(2000, 2, 100) }),
+      comparison('echo', '50 concurrent', {
+        'min-proxy': reference,
+        'min-proxy-2026': modernReference,
+        'min-proxy-busy': busy,
+        'gw-stdio-2025': gateway,
+        'gw-stdio-2026': modernGateway,
+        floor: result(2000, 2, 100),
+      }),
       comparison('echo', 'sequential', { 'min-proxy': reference }),
     ]);
     expect(lines).toEqual([
       'front CPU calibration, echo light 50 concurrent: the reference proxy with 10.0 us more front CPU per call (0.03 -> 0.04 ms) answered -10.0% calls/s, 1.00% per us',
-      "  each gateway against the reference, and what that is worth at this rate in front CPU per call: gw-stdio-2025 -20.0% calls/s, ~20.0 us",
+      '  each gateway against the reference, and what that is worth at this rate in front CPU per call: ' +
+        'gw-stdio-2025 -20.0% calls/s vs min-proxy, ~20.0 us; gw-stdio-2026 -20.0% calls/s vs min-proxy-2026, ~20.0 us',
     ]);
   });
 
