@@ -5,6 +5,7 @@
 // node-server's light response into a real one that it must then read as a stream (measured with
 // `npm run bench -- --profile` and `npm run bench:ab`).
 import type { Context } from 'hono';
+import type { JsonPieces } from '../protocol/json-text.js';
 import type { AppEnv } from './app-env.js';
 import { takeResponseHeaders } from './response-headers.js';
 
@@ -13,6 +14,12 @@ import { takeResponseHeaders } from './response-headers.js';
  * node:http message front (front/) writes the answer at once and gets nothing back.
  */
 export type Responder<R = Response> = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => R;
+
+/**
+ * The node:http front's responder (front/node-exchange.ts), which also writes a body in pieces:
+ * a response around a catalogue page's kept bytes (protocol/json-text.ts responseBody).
+ */
+export type PiecesResponder = (body: string | JsonPieces | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => void;
 
 export function responder(c: Context<AppEnv>): Responder {
   return (body, status, headers) => {

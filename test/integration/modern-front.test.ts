@@ -9,6 +9,7 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connectV2, type TestClient } from '../support/mcp-clients.js';
 import { CLIENT_ROOTS, connectModern, ELICITED_ANSWER, SAMPLED_TEXT } from '../support/modern-client.js';
 import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
+import { openSession, rawPost } from '../support/raw-http.js';
 import { everythingStdio, stdioFixture } from '../support/upstreams.js';
 
 const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -66,6 +67,25 @@ describe('discovery and lists', () => {
       expect(modernPage.nextCursor, method).toEqual(legacyPage.nextCursor);
     }
     expect((await modern.listTools()).tools.map((tool) => tool.name)).toContain('everything__echo');
+  });
+
+  it('a page of tools goes out whole in both eras, its length counted in bytes, around an id that is not ASCII', async () => {
+    // The page is written from its kept bytes between a head and a tail of strings (json-text.ts responseBody).
+    const id = 'liste-\u00e9t\u00e9-\u{1F527}';
+    const { sessionId } = await openSession(gateway.url);
+    const answers = [
+      await rawPost(gateway.url, { jsonrpc: '2.0', id, method: 'tools/list', params: {} }, { sessionId, headers: { 'mcp-protocol-version': '2025-11-25' } }),
+      await rawPost(gateway.url, { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: envelope() } }, { headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' } }),
+    ];
+    for (const { status, headers, body } of answers) {
+      expect(status).toBe(200);
+      expect(Number(headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(body)));
+      expect((body as { id: unknown }).id).toBe(id);
+    }
+    const [legacyPage, modernPage] = answers.map(({ body }) => (body as { result: Record<string, unknown> }).result);
+    expect(modernPage!.tools).toEqual(legacyPage!.tools);
+    expect((modernPage!.tools as unknown[]).length).toBeGreaterThan(5);
+    expect(modernPage).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
   });
 
   it('every result carries resultType and the gateway as serverInfo; lists carry public cache hints without a policy', async () => {

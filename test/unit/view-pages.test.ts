@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeResult } from '../../src/gateway/modern/shape.js';
 import { ViewPages } from '../../src/gateway/view-pages.js';
-import { presetJson, presetJsonWith, presetTextOf, responseJson } from '../../src/protocol/json-text.js';
+import { presetJson, presetJsonWith, presetTextOf, responseBody, responseJson, type JsonPieces } from '../../src/protocol/json-text.js';
 
 function tools(count: number): { item: Record<string, unknown> }[] {
   return Array.from({ length: count }, (_, index) => ({
@@ -14,6 +14,11 @@ function tools(count: number): { item: Record<string, unknown> }[] {
       inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
     },
   }));
+}
+
+/** A body as the node:http front writes it: the pieces' bytes one after another. */
+function written(body: string | JsonPieces): string {
+  return typeof body === 'string' ? body : Buffer.concat(body.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece))).toString('utf8');
 }
 
 function cursorFor(offset: number): string {
@@ -46,6 +51,30 @@ describe('pages of a view', () => {
       const modern = { jsonrpc: '2.0' as const, id: `m-${call}`, result: completeResult('tools/list', page, cache) };
       expect(responseJson(modern)).toBe(JSON.stringify(modern));
     }
+  });
+
+  it('go out as their kept UTF-8 bytes between a response\'s head and tail, on both eras\' paths, byte for byte JSON.stringify\'s', () => {
+    const pages = new ViewPages();
+    // Pages of ~18 KB: bytes above 4 KB have memory of their own, not a slice of Buffer's shared pool.
+    const entries = tools(200);
+    const cache = () => ({ listsFreshForMs: 1000, privateViews: true });
+    const pageMemory = new Set<ArrayBufferLike>();
+    for (const cursor of [undefined, cursorFor(100)]) {
+      for (let call = 0; call < 3; call++) {
+        const page = pages.page('tools', entries, cursor, 100);
+        const legacy = { jsonrpc: '2.0' as const, id: `l-\u00e9-${call}`, result: page };
+        const legacyBody = responseBody(legacy);
+        expect(Array.isArray(legacyBody)).toBe(true);
+        expect(written(legacyBody)).toBe(JSON.stringify(legacy));
+        const modern = { jsonrpc: '2.0' as const, id: call, result: completeResult('tools/list', page, cache) };
+        const modernBody = responseBody(modern);
+        expect(written(modernBody)).toBe(JSON.stringify(modern));
+        // The page's bytes, not a copy: the same memory in every answer of both eras.
+        for (const piece of [...legacyBody, ...modernBody]) if (typeof piece !== 'string') pageMemory.add(piece.buffer);
+      }
+    }
+    // Two pages, each one piece of memory under its whole bytes and under the 2026 view of them.
+    expect(pageMemory.size).toBe(2);
   });
 
   it('are the same objects for every caller of the view, and new ones for a new view', () => {
@@ -98,10 +127,24 @@ describe('preset JSON texts', () => {
     const empty = presetJson({}, () => '{}');
     const copy = presetJsonWith({ resultType: 'complete' }, empty, { resultType: 'complete' });
     expect(presetTextOf(copy)).toBe('{"resultType":"complete"}');
+    expect(written(responseBody({ jsonrpc: '2.0', id: 1, result: copy }))).toBe('{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}');
+  });
+
+  it('add to a copy of a copy, in text and in pieces', () => {
+    const source = presetJson({ a: 'd\u00e9j\u00e0' }, () => '{"a":"d\u00e9j\u00e0"}');
+    const once = presetJsonWith({ ...source, b: 1 }, source, { b: 1 });
+    const twice = presetJsonWith({ ...once, c: [2] }, once, { c: [2] });
+    const response = { jsonrpc: '2.0' as const, id: 'x', result: twice };
+    expect(presetTextOf(twice)).toBe(JSON.stringify(twice));
+    expect(written(responseBody(response))).toBe(JSON.stringify(response));
+    const emptyOnce = presetJsonWith({ b: 1 }, presetJson({}, () => '{}'), { b: 1 });
+    const emptyTwice = presetJsonWith({ b: 1, c: 2 }, emptyOnce, { c: 2 });
+    expect(written(responseBody({ jsonrpc: '2.0', id: 2, result: emptyTwice }))).toBe('{"jsonrpc":"2.0","id":2,"result":{"b":1,"c":2}}');
   });
 
   it('are ignored for error responses, which are serialized as they are', () => {
     const response = { jsonrpc: '2.0' as const, id: null, error: { code: -32602, message: 'Invalid cursor' } };
     expect(responseJson(response)).toBe(JSON.stringify(response));
+    expect(responseBody(response)).toBe(JSON.stringify(response));
   });
 });

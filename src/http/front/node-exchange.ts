@@ -16,7 +16,8 @@ import type { RequestRecorder } from '../middleware/observe-requests.js';
 import { REQUEST_ID_HEADER } from '../middleware/request-id.js';
 import type { HttpRequestTrace } from '../request-trace.js';
 import type { Refusal, RequestHead } from '../request-head.js';
-import { JSON_HEADERS } from '../responder.js';
+import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
+import type { JsonPieces } from '../../protocol/json-text.js';
 
 export type BodyRead = { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly tooLarge: boolean };
 
@@ -97,10 +98,11 @@ export class NodeExchange implements RequestHead {
     });
   }
 
-  /** The answer, as the gateway's replies make it (responder.ts): a body now, or a stream. */
-  readonly respond = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>): void => {
+  /** The answer, as the gateway's replies make it (responder.ts): a body now, whole or in pieces, or a stream. */
+  readonly respond: PiecesResponder = (body, status, headers) => {
     if (typeof body === 'string') this.#send(status, headers, body);
-    else this.#stream(status, headers, body);
+    else if (Array.isArray(body)) this.#sendPieces(status, headers, body as JsonPieces);
+    else this.#stream(status, headers, body as ReadableStream<Uint8Array>);
   };
 
   json(value: unknown, status = 200, headers?: Readonly<Record<string, string>>): void {
@@ -130,6 +132,25 @@ export class NodeExchange implements RequestHead {
     const head = this.#head(headers);
     if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
     this.response.writeHead(status, head).end(body);
+    this.#record(status, false);
+    this.#leave();
+  }
+
+  /** A body in pieces (a page's kept bytes among them), written together with the head in one go. */
+  #sendPieces(status: number, headers: Readonly<Record<string, string>>, pieces: JsonPieces): void {
+    if (this.#answered) return;
+    this.#answered = true;
+    const head = this.#head(headers);
+    let length = 0;
+    for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
+    head['content-length'] = String(length);
+    const { response } = this;
+    response.writeHead(status, head);
+    // Corked, the head and every piece leave in one write (end() uncorks).
+    response.cork();
+    const last = pieces.length - 1;
+    for (let index = 0; index < last; index += 1) response.write(pieces[index]!);
+    response.end(pieces[last]);
     this.#record(status, false);
     this.#leave();
   }

@@ -3,8 +3,8 @@
 // for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
-import { responseJson } from '../../protocol/json-text.js';
-import { JSON_HEADERS, type Responder } from '../responder.js';
+import { responseBody, responseJson } from '../../protocol/json-text.js';
+import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
 import { storeUnavailable } from '../transport-errors.js';
 import { SseStream } from './sse-stream.js';
 
@@ -14,14 +14,14 @@ export class ModernReply {
   #finished = false;
 
   /** `respond` writes the HTTP answer (front/node-exchange.ts). */
-  constructor(private readonly respond: Responder<void>) {
+  constructor(private readonly respond: PiecesResponder) {
     this.related = { send: (message) => this.#send(message) };
   }
 
   finish(response: JsonRpcResponse, status: 200 | 400 | 404 = 200): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.respond(responseJson(response), status, JSON_HEADERS);
+      this.respond(responseBody(response), status, JSON_HEADERS);
       return;
     }
     // Headers went out with the first event: the status is 200 whatever the outcome.

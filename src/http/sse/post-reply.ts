@@ -7,12 +7,12 @@
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
-import { responseJson } from '../../protocol/json-text.js';
+import { responseBody } from '../../protocol/json-text.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import { storeUnavailable } from '../transport-errors.js';
 import type { OpenStreams } from './open-streams.js';
-import { JSON_HEADERS, type Responder } from '../responder.js';
+import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
 import { newStreamId, RECONNECT_DELAY_MS } from './stream-ids.js';
 
@@ -23,7 +23,7 @@ export interface PostReplyOptions {
   /** Whether to start streams with a priming event (clients of 2025-11-25 and later). */
   readonly prime: boolean;
   /** Writes the HTTP answer (front/node-exchange.ts). */
-  readonly respond: Responder<void>;
+  readonly respond: PiecesResponder;
   readonly logger: Logger;
 }
 
@@ -42,7 +42,7 @@ export class PostReply {
   finish(response: JsonRpcResponse): void {
     this.#finished = true;
     if (!this.#stream) {
-      this.options.respond(responseJson(response), 200, JSON_HEADERS);
+      this.options.respond(responseBody(response), 200, JSON_HEADERS);
       return;
     }
     const { sse } = this.#stream;
