@@ -8,7 +8,7 @@ import type { Operation } from './operations.js';
 import type { Phase, ScenarioName } from './options.js';
 import { compareTargets, type RoundHooks, type Scenario } from './scenarios.js';
 import { sdkV1Load, sdkV2Load } from './sdk-load.js';
-import type { Target, TargetName } from './targets.js';
+import { TARGET_NAMES, type Target, type TargetName } from './targets.js';
 
 interface LoadPhase {
   readonly operation: Operation;
@@ -37,24 +37,8 @@ export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
       sequential: { label: 'sequential', workers: 1, warmupCalls: 3_000, warmupMaxMs: 5_000, calls: 1_000, maxDurationMs: 3_000, rounds: 4 },
       concurrent: { label: '50 concurrent', workers: 50, warmupCalls: 5_000, warmupMaxMs: 4_000, calls: 12_000, maxDurationMs: 10_000, rounds: 8 },
     },
-    targets: [
-      'floor',
-      'floor-2026',
-      'stdio-direct',
-      'gw-stdio-2025',
-      'gw-stdio-2026',
-      'gw-stdio-2025-traced',
-      'gw-redis-2025',
-      'gw-redis-2026',
-      'gw-modern-2026',
-      'mcp-proxy',
-      'min-proxy',
-      'min-proxy-2026',
-      'min-proxy-busy',
-      'http-direct',
-      'gw-http-2025',
-      'gw-http-2026',
-    ],
+    // Every target: the echo is what each of them answers (targets.ts).
+    targets: TARGET_NAMES,
   },
   // Answered by the front alone: what a call costs the front before any upstream is involved.
   ping: {
