@@ -100,8 +100,7 @@ export class NodeExchange implements RequestHead {
 
   /** The answer, as the gateway's replies make it (responder.ts): a body now, whole or in pieces, or a stream. */
   readonly respond: PiecesResponder = (body, status, headers) => {
-    if (typeof body === 'string') this.#send(status, headers, body);
-    else if (Array.isArray(body)) this.#sendPieces(status, headers, body as JsonPieces);
+    if (typeof body === 'string' || Array.isArray(body)) this.#send(status, headers, body as string | JsonPieces);
     else this.#stream(status, headers, body as ReadableStream<Uint8Array>);
   };
 
@@ -126,31 +125,16 @@ export class NodeExchange implements RequestHead {
     this.#leave();
   }
 
-  #send(status: number, headers: Readonly<Record<string, string>> | undefined, body: string | undefined): void {
+  #send(status: number, headers: Readonly<Record<string, string>> | undefined, body: string | JsonPieces | undefined): void {
     if (this.#answered) return;
     this.#answered = true;
     const head = this.#head(headers);
-    if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
-    this.response.writeHead(status, head).end(body);
-    this.#record(status, false);
-    this.#leave();
-  }
-
-  /** A body in pieces (a page's kept bytes among them), written together with the head in one go. */
-  #sendPieces(status: number, headers: Readonly<Record<string, string>>, pieces: JsonPieces): void {
-    if (this.#answered) return;
-    this.#answered = true;
-    const head = this.#head(headers);
-    let length = 0;
-    for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
-    head['content-length'] = String(length);
     const { response } = this;
-    response.writeHead(status, head);
-    // Corked, the head and every piece leave in one write (end() uncorks).
-    response.cork();
-    const last = pieces.length - 1;
-    for (let index = 0; index < last; index += 1) response.write(pieces[index]!);
-    response.end(pieces[last]);
+    if (typeof body === 'object') writePieces(response, status, head, body);
+    else {
+      if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
+      response.writeHead(status, head).end(body);
+    }
     this.#record(status, false);
     this.#leave();
   }
@@ -194,6 +178,19 @@ export class NodeExchange implements RequestHead {
     this.#inFlight = false;
     this.drain?.leave();
   }
+}
+
+/** A body in pieces (a page's kept bytes among them), its length counted in bytes, written with the head in one go. */
+function writePieces(response: ServerResponse, status: number, head: Record<string, string>, pieces: JsonPieces): void {
+  let length = 0;
+  for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
+  head['content-length'] = String(length);
+  response.writeHead(status, head);
+  // Corked, the head and every piece leave in one write (end() uncorks).
+  response.cork();
+  const last = pieces.length - 1;
+  for (let index = 0; index < last; index += 1) response.write(pieces[index]!);
+  response.end(pieces[last]);
 }
 
 /** Writes an SSE body as it comes, until it ends or the client leaves (which cancels its source). */
