@@ -1,6 +1,6 @@
 // The pages of a catalogue view's lists, made once per view and kept while the view lives: every
-// caller of a view gets the same page objects, whose JSON text is joined once from their items'
-// texts, each made once (protocol/json-text.ts). A tools/list then costs a lookup, not a
+// caller of a view gets the same page objects, whose JSON is joined once from their items' texts,
+// each made once, and kept as bytes (protocol/json-text.ts). A tools/list then costs a lookup, not a
 // serialization of up to a hundred tools, and what it costs no longer grows with the catalogue
 // (README, Benchmark: tools/list with 1, 10 and 100 upstreams).
 import { memoizedJson, presetJson } from '../protocol/json-text.js';
@@ -47,10 +47,9 @@ function resultOf(kind: ListKind, entries: readonly { item: JsonObject }[], offs
   const { nextCursor } = page;
   const result: JsonObject = nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };
   const tail = nextCursor === undefined ? '}' : `,"nextCursor":${JSON.stringify(nextCursor)}}`;
-  // Joined on first use and kept with the page, which never changes: joining a full page on every
-  // call was ~9 us of a tools/list's CPU (a profile at 50 in flight) and a string of the page's
-  // size per call (the bench's allocation column: 125.8 -> 84.1 KB per call for a page of 100
-  // tools). The page's text stays in memory while the view keeps the page (~34 KB for 100 tools).
-  let text: string | undefined;
-  return presetJson(result, () => (text ??= `{"${kind}":[${items.map(memoizedJson).join(',')}]${tail}`));
+  // Joined once, on first use, and kept with the page as its UTF-8 bytes (presetJson): joining a
+  // full page on every call was ~9 us of a tools/list's CPU (a profile at 50 in flight) and a
+  // string of the page's size per call. The bytes stay in memory while the view keeps the page
+  // (~34 KB for 100 tools).
+  return presetJson(result, () => `{"${kind}":[${items.map(memoizedJson).join(',')}]${tail}`);
 }

@@ -37,13 +37,15 @@ export function memoizedJson(value: object): string {
 
 /**
  * Freezes `value` and records how its JSON is written: `write()` must return what
- * JSON.stringify(value) would (key order aside), from texts made once. Its UTF-8 bytes are made
- * on first use and kept with it. Returns `value`.
+ * JSON.stringify(value) would (key order aside). It is called once, on first use, and only the
+ * text's UTF-8 bytes are kept, as long as `value` lives: they are what an HTTP answer writes. The
+ * text itself, wanted only for an SSE event, is decoded from them. Returns `value`.
  */
 export function presetJson<T extends object>(value: T, write: () => string): Readonly<T> {
   Object.freeze(value);
-  let bytes: JsonPieces | undefined;
-  presets.set(value, { text: write, pieces: () => (bytes ??= [Buffer.from(write(), 'utf8')]) });
+  let pieces: readonly [Buffer] | undefined;
+  const bytes = (): readonly [Buffer] => (pieces ??= [Buffer.from(write(), 'utf8')]);
+  presets.set(value, { text: () => bytes()[0].toString('utf8'), pieces: bytes });
   return value;
 }
 

@@ -123,6 +123,20 @@ describe('preset JSON texts', () => {
     expect(Object.isFrozen(overlapping)).toBe(false);
   });
 
+  it('are written once, on first use, however often they are asked for as text or as bytes', () => {
+    let writes = 0;
+    const value = presetJson({ a: 'd\u00e9j\u00e0' }, () => {
+      writes += 1;
+      return '{"a":"d\u00e9j\u00e0"}';
+    });
+    expect(writes).toBe(0);
+    for (let call = 0; call < 3; call++) {
+      expect(presetTextOf(value)).toBe(JSON.stringify(value));
+      expect(written(responseBody({ jsonrpc: '2.0', id: call, result: value }))).toBe(JSON.stringify({ jsonrpc: '2.0', id: call, result: value }));
+    }
+    expect(writes).toBe(1);
+  });
+
   it('write an empty source with the additions only', () => {
     const empty = presetJson({}, () => '{}');
     const copy = presetJsonWith({ resultType: 'complete' }, empty, { resultType: 'complete' });
