@@ -100,13 +100,20 @@ export interface PreformattedLines {
 export function preformattedLines(logger: Logger): PreformattedLines {
   const internals = logger as unknown as Record<symbol, unknown>;
   const stream = internals[pino.symbols.streamSym] as { write(line: string): unknown };
+  // The message is the same on every line of a caller (`audit`): quoted once, not per line.
+  let lastMsg: string | undefined;
+  let quotedMsg = '';
   return {
     info(fields, msg) {
       if (!logger.isLevelEnabled('info')) return;
+      if (msg !== lastMsg) {
+        lastMsg = msg;
+        quotedMsg = JSON.stringify(msg);
+      }
       // The logger's bindings as pino keeps them, already JSON (`,"pid":1,"service":"switchboard"`);
       // read each time, as pino does, since setBindings may change them.
       const bindings = internals[pino.symbols.chindingsSym] as string;
-      stream.write(`{"level":"info"${isoTimeOncePerMillisecond()}${bindings},${fields},"msg":${JSON.stringify(msg)}}\n`);
+      stream.write(`{"level":"info"${isoTimeOncePerMillisecond()}${bindings},${fields},"msg":${quotedMsg}}\n`);
     },
   };
 }

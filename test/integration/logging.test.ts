@@ -48,6 +48,17 @@ describe('the gateway log', () => {
     ]);
   });
 
+  it('gives a request without a usable X-Request-Id a fresh UUID, in its answer and its lines', async () => {
+    const body = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'interactive__slow', arguments: { ms: 0, tag: 'fresh-id' } } };
+    const answers = [await rawPost(gateway.url, body, { sessionId }), await rawPost(gateway.url, body, { sessionId, headers: { 'x-request-id': 'not "loggable"' } })];
+    const ids = answers.map((answer) => answer.headers.get('x-request-id') ?? '');
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(tagged(id)).toContainEqual(expect.objectContaining({ audit: true, method: 'tools/call', name: 'slow', outcome: 'ok' }));
+    }
+    expect(ids[0]).not.toBe(ids[1]);
+  });
+
   it('tags every line written while serving a request with its request id and short session', async () => {
     const requestId = `call-${randomUUID()}`;
     const body = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'interactive__slow', arguments: { ms: 0, tag: 'logged' } } };

@@ -81,6 +81,7 @@ describe('the audit line, written without pino', () => {
       'every field, and strings that need escaping',
       event({
         principal: principal('user "quoted" \\ back\u2028sep\u0001ctl \ud83d\ude00 \ud800'),
+        requestId: 'req "quoted" \\ \u0001 \ud800',
         server: 'srv\n2',
         name: 'tool<>&\'',
         outcome: 'denied',
