@@ -16,6 +16,13 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds('[{"a":1},{"b":2},{"c":3}]', 2)).toBe(false);
   });
 
+  it('takes a text with no more brackets than the limit as shallow enough, and scans one with more', () => {
+    expect(jsonDepthExceeds('{"a":"]]]]}}}}","b":[1]}', 2)).toBe(false);
+    expect(jsonDepthExceeds('[[[]]]', 3)).toBe(false);
+    expect(jsonDepthExceeds('{"a":"{","b":[1]}', 2)).toBe(false);
+    expect(jsonDepthExceeds('{"a":"{","b":[[1]]}', 2)).toBe(true);
+  });
+
   // A scan, not a recursion: two million levels are refused without exhausting the stack. (How fast
   // is the bench's business, never a test's.)
   it('refuses a very deep text, and one that is deep only somewhere in the middle', () => {
