@@ -2,11 +2,11 @@
 // serialiser: these tests hold it to the line pino writes for the same fields, byte for byte but
 // the time, so that readers of the log cannot tell the two apart.
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import type { GatewayObserver, RequestEvent } from '../../src/gateway/observer.js';
 import { auditObserver } from '../../src/observe/audit.js';
-import { createLogger, preformattedLines, type Logger } from '../../src/observe/logger.js';
+import { createLogger, isoTimeOncePerMillisecond, preformattedLines, type Logger } from '../../src/observe/logger.js';
 
 function capture(level = 'info'): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -143,5 +143,31 @@ describe('the audit line, written without pino', () => {
     const { logger, lines } = capture();
     audit(auditObserver(logger), event({ method: 'tools/list', server: undefined, name: undefined }));
     expect(lines).toEqual([]);
+  });
+});
+
+describe('the time of a line', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is the ISO time of its millisecond, across seconds, years and the same millisecond twice', () => {
+    vi.useFakeTimers();
+    const instants = [
+      Date.UTC(2026, 10, 26, 6, 53, 1, 428),
+      Date.UTC(2026, 10, 26, 6, 53, 1, 428),
+      Date.UTC(2026, 10, 26, 6, 53, 1, 429),
+      Date.UTC(2026, 10, 26, 6, 53, 1, 999),
+      Date.UTC(2026, 10, 26, 6, 53, 2, 0),
+      Date.UTC(2026, 10, 26, 6, 53, 2, 7),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 0),
+      Date.UTC(2026, 10, 26, 6, 53, 1, 50),
+      Date.UTC(10_000, 0, 1, 0, 0, 0, 12),
+    ];
+    for (const instant of instants) {
+      vi.setSystemTime(instant);
+      expect(isoTimeOncePerMillisecond()).toBe(`,"time":"${new Date(instant).toISOString()}"`);
+    }
   });
 });
