@@ -17,9 +17,11 @@ export function requestIdFrom(incoming: string | undefined): string {
 // A fresh id is a random (version 4) UUID, written out as one flat string. Node's randomUUID()
 // joins 20 pieces into its text, a tree of strings that each later reader (the X-Request-Id header,
 // the access and audit lines) walks again to copy or check it: ~2 us per request in a profile of
-// the loaded gateway. Random bytes are drawn 128 ids at a time, as randomUUID draws them.
+// the loaded gateway. Random bytes are drawn 1,024 ids at a time (16 KB): a draw costs ~3.5 us
+// however few bytes it makes, and at randomUUID's 128 ids a draw that was 0.5 us per call in the
+// same profile.
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-const random = Buffer.alloc(16 * 128);
+const random = Buffer.alloc(16 * 1024);
 let used = random.length;
 const text = Buffer.alloc(36);
 
