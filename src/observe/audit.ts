@@ -44,7 +44,7 @@ export function auditObserver(logger: Logger, { endpoints = false }: { endpoints
       line += `,"outcome":${quoted.of(event.outcome)}`;
       if (event.reason !== undefined) line += `,"reason":${quoted.of(event.reason)}`;
       if (event.errorCode !== undefined) line += `,"errorCode":${jsonNumber(event.errorCode)}`;
-      line += `,"durationMs":${jsonNumber(Math.round(event.durationMs * 10) / 10)}`;
+      line += `,"durationMs":${tenthsText(event.durationMs)}`;
       lines.info(line, 'audit');
     },
   };
@@ -65,6 +65,20 @@ function jsonString(value: string): string {
 /** A finite number's text is JSON's; JSON writes NaN and the infinities as null. */
 function jsonNumber(value: number): string {
   return Number.isFinite(value) ? `${value}` : 'null';
+}
+
+/**
+ * JSON's text of `ms` rounded to a tenth (Math.round(ms * 10) / 10), made from integers: V8 takes
+ * ~0.3 us to find a fraction's shortest text, a small integer's is at hand. The text of n / 10 for
+ * an integer n is its digits with a point before the last, and only beyond 2^31 tenths (seven
+ * months) does the line fall back to the number's own text.
+ */
+function tenthsText(ms: number): string {
+  const tenths = Math.round(ms * 10);
+  if (!(tenths >= 0 && tenths <= 0x7fffffff)) return jsonNumber(tenths / 10);
+  const digit = tenths % 10;
+  const whole = (tenths - digit) / 10;
+  return digit === 0 ? `${whole}` : `${whole}.${digit}`;
 }
 
 /** For the HTTP-level refusals (Origin, token, scope, rate limit) of the access-control middleware. */

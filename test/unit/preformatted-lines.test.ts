@@ -125,6 +125,19 @@ describe('the audit line, written without pino', () => {
     for (let index = 0; index < lines.length; index += 2) expect(withoutTime(lines[index]!)).toBe(withoutTime(lines[index + 1]!));
   });
 
+  it('writes every duration as pino does, to a tenth of a millisecond', () => {
+    const { logger, lines } = capture();
+    const observer = auditObserver(logger);
+    const durations = [0, -0, 0.04, 0.05, 0.949, 0.95, 1, 1.26, 9.96, 99.99, 123456.75, 3.4e8 + 0.05, 214748364.7, 214748364.8, 1e12 + 0.3, 2 ** 53];
+    for (let index = 0; index < 200; index++) durations.push(Math.random() * 10 ** (index % 9));
+    for (const durationMs of durations) {
+      audit(observer, event({ durationMs }));
+      pinoAuditLine(logger, event({ durationMs }), false);
+    }
+    expect(lines).toHaveLength(2 * durations.length);
+    for (let index = 0; index < lines.length; index += 2) expect(withoutTime(lines[index]!)).toBe(withoutTime(lines[index + 1]!));
+  });
+
   it('follows the logger: its level, and bindings set after it was made', () => {
     const quiet = capture('warn');
     audit(auditObserver(quiet.logger), event({}));
