@@ -23,6 +23,21 @@ export const getPrompt: MethodHandler = async (params, context) => {
   return isPrefixed(context, prompt.server) ? exposePromptUris(result, prompt.server) : result;
 };
 
-export function isPrefixed(context: { routing: { servers: readonly { name: string; prefix: string }[] } }, server: string): boolean {
-  return context.routing.servers.some((candidate) => candidate.name === server && candidate.prefix !== '');
+type NamedServers = readonly { name: string; prefix: string }[];
+
+/**
+ * The prefixed servers of each list of configured servers: asked on every call, a scan of the list
+ * grew with the number of servers. The list is made anew when a reload changes it (main.ts), so a
+ * set per list is never stale.
+ */
+const prefixedServers = new WeakMap<NamedServers, ReadonlySet<string>>();
+
+export function isPrefixed(context: { routing: { servers: NamedServers } }, server: string): boolean {
+  const { servers } = context.routing;
+  let prefixed = prefixedServers.get(servers);
+  if (prefixed === undefined) {
+    prefixed = new Set(servers.filter((candidate) => candidate.prefix !== '').map((candidate) => candidate.name));
+    prefixedServers.set(servers, prefixed);
+  }
+  return prefixed.has(server);
 }
