@@ -55,7 +55,41 @@ export function openSubscriber(target: RedisTarget): Redis {
   return connect(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
 }
 
+/** The connections the gateway is closing (closeRedis): every other one that ends is started again. */
+const closedOnPurpose = new WeakSet<Redis>();
+
+/**
+ * ioredis gives a connection up for good ('end') not only when it is closed but also when an attempt
+ * to reconnect fails before it has a socket: with Sentinel, a failover announced (+switch-master)
+ * while a reconnect is asking the sentinels for the master ends that attempt with "Connection is
+ * closed", and the client never tries again (redis/ioredis#1683 reports the symptom). A replica then
+ * answered 503 for good after a failover its neighbour followed (test/integration/redis-sentinel,
+ * under load). A connection that ends without closeRedis is connected again, with the reconnects'
+ * own backoff.
+ */
+function reconnectWhenGivenUp(redis: Redis): void {
+  let attempts = 0;
+  redis.on('end', () => {
+    if (closedOnPurpose.has(redis)) return;
+    attempts += 1;
+    setTimeout(() => {
+      if (closedOnPurpose.has(redis) || redis.status !== 'end') return;
+      // A failed attempt ends the connection again, which comes back here.
+      redis.connect().catch(() => {});
+    }, Math.min(attempts * 100, RECONNECT_CEILING_MS)).unref();
+  });
+  redis.on('ready', () => {
+    attempts = 0;
+  });
+}
+
 function connect(target: RedisTarget, options: RedisOptions): Redis {
+  const redis = newConnection(target, options);
+  reconnectWhenGivenUp(redis);
+  return redis;
+}
+
+function newConnection(target: RedisTarget, options: RedisOptions): Redis {
   assertRedisTarget(target);
   const common: RedisOptions = {
     ...options,
@@ -112,6 +146,7 @@ function tlsOptions(tls: RedisTls | undefined): ConnectionOptions | undefined {
 
 /** Says goodbye when Redis answers; drops the socket when it does not. */
 export async function closeRedis(redis: Redis): Promise<void> {
+  closedOnPurpose.add(redis);
   if (redis.status !== 'ready') {
     redis.disconnect();
     return;
