@@ -10,7 +10,9 @@
 // write to it fails loudly rather than leaving a stale text behind.
 
 const texts = new WeakMap<object, string>();
-const presets = new WeakMap<object, Preset>();
+/** A preset value's JSON, in pieces, made on first use (presetJson). */
+const presets = new WeakMap<object, () => JsonPieces>();
+const utf8 = new TextDecoder();
 
 /**
  * A JSON text in pieces written one after another: strings, and the UTF-8 bytes of texts kept
@@ -19,11 +21,6 @@ const presets = new WeakMap<object, Preset>();
  * page's size allocated per tools/list); its bytes, made once, go to the socket as they are.
  */
 export type JsonPieces = readonly (string | Uint8Array)[];
-
-interface Preset {
-  text(): string;
-  pieces(): JsonPieces;
-}
 
 /** JSON.stringify(value), made on first use and kept as long as `value` lives; `value` must never change. */
 export function memoizedJson(value: object): string {
@@ -44,32 +41,21 @@ export function memoizedJson(value: object): string {
 export function presetJson<T extends object>(value: T, write: () => string): Readonly<T> {
   Object.freeze(value);
   let pieces: readonly [Buffer] | undefined;
-  const bytes = (): readonly [Buffer] => (pieces ??= [Buffer.from(write(), 'utf8')]);
-  presets.set(value, { text: () => bytes()[0].toString('utf8'), pieces: bytes });
+  presets.set(value, () => (pieces ??= [Buffer.from(write(), 'utf8')]));
   return value;
 }
 
 /**
- * `copy` is `source` with `additions`' keys after its own: when `source` has a preset text and none
+ * When `copy` is `source` (which has a preset text) with `additions` added, and `source` has none
  * of those keys, `copy` gets one too (that text with theirs added) and is frozen. Returns `copy`.
  */
 export function presetJsonWith<T extends object>(copy: T, source: object, additions: object): T {
-  const preset = presets.get(source);
-  if (preset === undefined) return copy;
+  const pieces = presets.get(source);
+  if (pieces === undefined) return copy;
   for (const key of Object.keys(additions)) if (Object.hasOwn(source, key)) return copy;
   const added = JSON.stringify(additions).slice(1, -1);
   Object.freeze(copy);
-  if (added === '') {
-    presets.set(copy, preset);
-    return copy;
-  }
-  presets.set(copy, {
-    text: () => {
-      const text = preset.text();
-      return text === '{}' ? `{${added}}` : `${text.slice(0, -1)},${added}}`;
-    },
-    pieces: () => withAdded(preset.pieces(), added),
-  });
+  presets.set(copy, added === '' ? pieces : () => withAdded(pieces(), added));
   return copy;
 }
 
@@ -82,30 +68,34 @@ function withAdded(pieces: JsonPieces, added: string): JsonPieces {
   return [...before, last.subarray(0, last.length - 1), `,${added}}`];
 }
 
-/** The preset text of `value`, if it has one (presetJson). */
-export function presetTextOf(value: object): string | undefined {
-  return presets.get(value)?.text();
+/** The pieces as one text: for an SSE event, which carries text, and for tests. */
+function textOf(pieces: JsonPieces): string {
+  let text = '';
+  for (const piece of pieces) text += typeof piece === 'string' ? piece : utf8.decode(piece);
+  return text;
 }
 
-/** JSON.stringify(response), with a result's preset text where it has one. */
+/** The preset text of `value`, if it has one (presetJson). */
+export function presetTextOf(value: object): string | undefined {
+  const pieces = presets.get(value);
+  return pieces && textOf(pieces());
+}
+
+/** JSON.stringify(response), with a result's preset text where it has one: the text of responseBody. */
 export function responseJson(response: { readonly jsonrpc: '2.0'; readonly id: unknown; readonly result?: unknown }): string {
-  const { result } = response;
-  if (typeof result === 'object' && result !== null) {
-    const text = presetTextOf(result);
-    if (text !== undefined) return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":${text}}`;
-  }
-  return JSON.stringify(response);
+  const body = responseBody(response);
+  return typeof body === 'string' ? body : textOf(body);
 }
 
 /**
- * What responseJson writes, as an HTTP body: in pieces around a result's preset bytes where it has
+ * JSON.stringify(response) as an HTTP body: in pieces around a result's preset bytes where it has
  * them (nothing of the result copied), else the one string.
  */
 export function responseBody(response: { readonly jsonrpc: '2.0'; readonly id: unknown; readonly result?: unknown }): string | JsonPieces {
   const { result } = response;
   if (typeof result === 'object' && result !== null) {
-    const preset = presets.get(result);
-    if (preset !== undefined) return [`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":`, ...preset.pieces(), '}'];
+    const pieces = presets.get(result);
+    if (pieces !== undefined) return [`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":`, ...pieces(), '}'];
   }
   return JSON.stringify(response);
 }
