@@ -9,6 +9,7 @@ import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
 import { preformattedLines, type Logger } from './logger.js';
 import { QuotedStrings } from './quoted-strings.js';
+import { jsonNumber, jsonString } from '../protocol/json-scalars.js';
 
 /** The methods that reach one item of one upstream, each worth an audit line. */
 const AUDITED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -48,24 +49,6 @@ export function auditObserver(logger: Logger, { endpoints = false }: { endpoints
       lines.info(line, 'audit');
     },
   };
-}
-
-// JSON.stringify of a lone string or number is a call into V8's runtime, ~0.2 us in a loop of its
-// own and more in a loaded gateway, for values that mostly need nothing of it: the ids (request-id.ts
-// lets only [A-Za-z0-9._-] through or makes a UUID; trace ids are hex) and the numbers are written
-// as they are when nothing in them is for JSON to escape or spell differently; anything else still
-// goes through JSON.stringify. (A profile once put ~2 us per line on the request id's quoting; that
-// was the id's own making, a tree of strings, fixed in request-id.ts.)
-// eslint-disable-next-line no-control-regex -- the control characters JSON escapes are what it looks for
-const NOTHING_TO_ESCAPE = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-function jsonString(value: string): string {
-  return NOTHING_TO_ESCAPE.test(value) ? `"${value}"` : JSON.stringify(value);
-}
-
-/** A finite number's text is JSON's; JSON writes NaN and the infinities as null. */
-function jsonNumber(value: number): string {
-  return Number.isFinite(value) ? `${value}` : 'null';
 }
 
 /**

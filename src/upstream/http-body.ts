@@ -7,6 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { keepResultText } from '../protocol/result-text.js';
 
 export type ResponseBody = Dispatcher.ResponseData['body'];
 
@@ -26,6 +27,8 @@ export interface EventStreamSink extends MessageSink {
 /** Delivers the message (or each message of a batch) that `text` holds; throws a SyntaxError on bad JSON. */
 export function deliverJson(text: string, sink: MessageSink): void {
   const parsed: unknown = JSON.parse(text);
+  // A lone answer's result keeps the text it came in, for the response to the client.
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) keepResultText(text, parsed);
   for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
     if (typeof message === 'object' && message !== null && (message as { jsonrpc?: unknown }).jsonrpc === '2.0') sink.message(message as JSONRPCMessage);
     else sink.error(new Error('the server sent JSON that is not a JSON-RPC 2.0 message'));

@@ -4,11 +4,13 @@
 // SDK writes each message with a syscall of its own, where this one gathers the messages of one
 // turn of the event loop into one write (50 calls in flight are then a handful); and it checks every
 // incoming message against a zod schema, where this one takes any JSON object and leaves meaning
-// to whoever reads it (the gateway relays upstream answers as they are).
+// to whoever reads it (the gateway relays upstream answers as they are, from the text they came in
+// where it can: result-text.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { keepResultText } from '../protocol/result-text.js';
 
 export interface StdioSpawn {
   readonly command: string;
@@ -158,6 +160,7 @@ export class LeanStdioTransport implements Transport {
       this.onerror?.(new Error('the server wrote JSON that is not a JSON-RPC 2.0 message'));
       return;
     }
+    keepResultText(line, message);
     this.onmessage?.(message as JSONRPCMessage);
   }
 

@@ -38,7 +38,8 @@ export type FixtureName =
   | 'modern-server'
   | 'shifting-server'
   | 'tally-server'
-  | 'trace-echo-server';
+  | 'trace-echo-server'
+  | 'spelled-answers-server';
 /** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 

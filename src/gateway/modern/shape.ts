@@ -10,6 +10,9 @@ import { META } from './envelope.js';
 
 export const SERVER_INFO = Object.freeze({ ...GATEWAY_IMPLEMENTATION, title: 'Switchboard MCP gateway' });
 
+/** What a result without _meta of its own gets: frozen, so presetJsonWith makes its text once. */
+const COMPLETE = Object.freeze({ resultType: 'complete', _meta: Object.freeze({ [META.serverInfo]: SERVER_INFO }) });
+
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'server/discover']);
 
 export interface CachePolicy {
@@ -28,6 +31,10 @@ export function withServerInfo(result: JsonObject): JsonObject {
  * (every 2026 call passes here). `cache` is asked only for the results that carry cache hints.
  */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
+  // Most results (a tool's) carry no cache hints and no _meta of their own: what they get is the same every time.
+  if (result._meta === undefined && !LIST_METHODS.has(method) && method !== 'resources/read') {
+    return presetJsonWith(copyWith(result, COMPLETE), result, COMPLETE);
+  }
   const additions: JsonObject = { resultType: 'complete', _meta: metaWith(result, META.serverInfo, SERVER_INFO) };
   if (LIST_METHODS.has(method)) {
     // server/discover is the same for everyone; the lists are not once a policy filters them.
