@@ -84,8 +84,8 @@ class OwnPieces extends Returning {
 }
 
 /**
- * Freezes `value` and records `text` as its JSON: what an upstream wrote for it (result-text.ts).
- * Returns `value`.
+ * Freezes `value` and records `text` as its JSON: what an upstream wrote for it (result-text.ts),
+ * one line, as JSON.stringify's text is (an SSE event carries it). Returns `value`.
  */
 export function presetJsonText<T extends object>(value: T, text: string): Readonly<T> {
   return OwnPieces.give(value, [text]);

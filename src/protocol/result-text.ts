@@ -10,7 +10,8 @@
 // result's value followed by any further members of the answer. Further members could only be
 // another `result`, `jsonrpc` or `id` (the parsed answer has just those three keys), and a key
 // spelled in the middle is either written out in quotes or holds a \u escape: a middle with
-// neither is the one value. Anything else is left to JSON.stringify, as before.
+// neither is the one value. A text with a line break is not kept either (it could not be an SSE
+// event's data). Anything else is left to JSON.stringify, as before.
 
 import { presetJsonText } from './json-text.js';
 
@@ -20,8 +21,12 @@ const RESULT_KEY = ',"result":';
 const VERSION_AND_ID = ',"jsonrpc":"2.0","id":';
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-/** What another member of the answer, in the middle, would have to hold: its name, or an escape spelling it. */
-const ANOTHER_MEMBER = /"(?:result|jsonrpc|id)"|\\u/;
+/**
+ * What makes the middle uncertain: what another member of the answer would have to hold (its name,
+ * or an escape spelling it), and line breaks, which JSON allows between tokens (an HTTP body) but
+ * an SSE event's data cannot carry: a text kept is one line, as JSON.stringify's is.
+ */
+const UNCERTAIN = /"(?:result|jsonrpc|id)"|\\u|[\n\r]/;
 /** An id written as it is by every serializer: nothing in it for JSON to escape. */
 const PLAIN_STRING_ID = /^[\w:.-]*$/;
 
@@ -57,7 +62,7 @@ export function resultTextIn(line: string, answer: { readonly id?: unknown; read
   } else if (line.startsWith(PY_HEAD) && line.startsWith(id, PY_HEAD.length) && line.startsWith(RESULT_KEY, PY_HEAD.length + id.length) && line.endsWith('}')) {
     text = line.slice(PY_HEAD.length + id.length + RESULT_KEY.length, -1);
   } else return undefined;
-  if (text.charCodeAt(0) !== OPEN_BRACE || text.charCodeAt(text.length - 1) !== CLOSE_BRACE || ANOTHER_MEMBER.test(text)) return undefined;
+  if (text.charCodeAt(0) !== OPEN_BRACE || text.charCodeAt(text.length - 1) !== CLOSE_BRACE || UNCERTAIN.test(text)) return undefined;
   return text;
 }
 

@@ -46,6 +46,8 @@ describe('the text of an answer\'s result', () => {
     ['a result that is not an object', '{"result":5,"jsonrpc":"2.0","id":1}'],
     ['a result that is an array', '{"result":[1],"jsonrpc":"2.0","id":1}'],
     ['whitespace after the result', `{"result":${RESULT} ,"jsonrpc":"2.0","id":1}`],
+    ['a line break inside the result (an HTTP body may have one)', '{"result":{"a":1,\n"b":2},"jsonrpc":"2.0","id":1}'],
+    ['a carriage return inside the result', '{"result":{"a":1,\r"b":2},"jsonrpc":"2.0","id":1}'],
     ['whitespace around the result, in the Python order', `{"jsonrpc":"2.0","id":1,"result":${RESULT} }`],
     ['an error', '{"error":{"code":-32601,"message":"no"},"jsonrpc":"2.0","id":1}'],
   ])('is not taken from an answer with %s', (_, line) => {
@@ -62,6 +64,8 @@ describe('the text of an answer\'s result', () => {
       if (text === undefined) continue;
       taken += 1;
       expect(JSON.parse(text), line).toEqual(answer.result);
+      // One line, as an SSE event's data must be.
+      expect(text).not.toMatch(/[\n\r]/);
       // And a response written around it is the one JSON.stringify of the parsed answer would mean.
       const result = presetJsonText(answer.result as Record<string, unknown>, text);
       expect(JSON.parse(responseJson({ jsonrpc: '2.0', id: 'client-1', result }))).toEqual({ jsonrpc: '2.0', id: 'client-1', result: answer.result });
@@ -70,7 +74,7 @@ describe('the text of an answer\'s result', () => {
       expect(JSON.parse(responseJson({ jsonrpc: '2.0', id: 2, result: shaped }))).toEqual({ jsonrpc: '2.0', id: 2, result: shaped });
     }
     // The generator must produce enough answers that are taken for the check to mean something.
-    expect(taken).toBeGreaterThan(1500);
+    expect(taken).toBeGreaterThan(1000);
   });
 });
 
