@@ -62,6 +62,8 @@ export function readEventStream(body: ResponseBody, sink: EventStreamSink): Prom
 /** The media type of a content-type header, without parameters, lower case. */
 export function mediaType(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
+  // As servers write them, asked on every answer: no split, trim or lower-casing to do.
+  if (value === 'text/event-stream' || value === 'application/json') return value;
   return value?.split(';', 1)[0]?.trim().toLowerCase();
 }
 
