@@ -47,7 +47,8 @@ function exposeBlock(block: unknown, server: string): unknown {
   if (!isJsonObject(block)) return block;
   if (block.type === 'resource_link') return exposeUriField(block, server);
   if (block.type === 'resource' && isJsonObject(block.resource)) {
-    return { ...block, resource: exposeUriField(block.resource, server) };
+    const resource = exposeUriField(block.resource, server);
+    return resource === block.resource ? block : { ...block, resource };
   }
   return block;
 }

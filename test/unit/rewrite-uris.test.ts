@@ -13,6 +13,9 @@ describe('rewriting a result\'s URIs', () => {
     expect(exposeContentUris(call, 'notes')).toBe(call);
     const prompt = { messages: [{ role: 'user', content: text }, { role: 'assistant', content: [text] }] };
     expect(exposePromptUris(prompt, 'notes')).toBe(prompt);
+    // An embedded resource without a URI has nothing to rewrite either.
+    const embedded = { content: [{ type: 'resource', resource: { text: 'no uri' } }] };
+    expect(exposeContentUris(embedded, 'notes')).toBe(embedded);
     const read = { contents: [{ text: 'no uri here' }] };
     expect(exposeReadUris(read, 'notes')).toBe(read);
   });
