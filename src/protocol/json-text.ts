@@ -14,8 +14,6 @@
 import { jsonIdText } from './json-scalars.js';
 
 const texts = new WeakMap<object, string>();
-/** A preset value's JSON, in pieces, made on first use (presetJson). */
-const presets = new WeakMap<object, () => JsonPieces>();
 const utf8 = new TextDecoder();
 
 /**
@@ -43,10 +41,7 @@ export function memoizedJson(value: object): string {
  * text itself, wanted only for an SSE event, is decoded from them. Returns `value`.
  */
 export function presetJson<T extends object>(value: T, write: () => string): Readonly<T> {
-  Object.freeze(value);
-  let pieces: readonly [Buffer] | undefined;
-  presets.set(value, () => (pieces ??= [Buffer.from(write(), 'utf8')]));
-  return value;
+  return OwnPieces.give(value, () => [Buffer.from(write(), 'utf8')]);
 }
 
 /** A constructor that hands back the object it is given: a subclass's fields are then added to that object. */
@@ -58,28 +53,33 @@ class Returning {
 
 /**
  * An object's own JSON pieces, in a private field added to the object itself (the subclass of a
- * constructor that returns its argument is the standard way to give any object one). A `presets`
- * entry per upstream answer cost ~0.6 us in a loaded gateway's profile (WeakMap.set), and so did
- * defineProperty of a hidden symbol; this costs ~0.04. Nothing else sees the field: not
- * JSON.stringify or Object.keys, not a test's deep equality, and a spread or copy does not take
- * it, so a copy never passes for the text of the object it was made from.
+ * constructor that returns its argument is the standard way to give any object one): a page's,
+ * made on first use, or an upstream result's text. A WeakMap entry per upstream answer cost ~0.6 us
+ * in a loaded gateway's profile (WeakMap.set), and so did defineProperty of a hidden symbol; this
+ * costs ~0.04. Nothing else sees the field: not JSON.stringify or Object.keys, not a test's deep
+ * equality, and a spread or copy does not take it, so a copy never passes for the text of the
+ * object it was made from.
  */
 class OwnPieces extends Returning {
-  readonly #pieces: JsonPieces;
+  #pieces: JsonPieces | undefined;
+  readonly #make: (() => JsonPieces) | undefined;
 
-  private constructor(object: object, pieces: JsonPieces) {
+  private constructor(object: object, pieces: JsonPieces | (() => JsonPieces)) {
     super(object);
-    this.#pieces = pieces;
+    if (typeof pieces === 'function') this.#make = pieces;
+    else this.#pieces = pieces;
   }
 
-  /** Gives `value` its pieces (once: a second would throw) and freezes it. */
-  static give<T extends object>(value: T, pieces: JsonPieces): Readonly<T> {
+  /** Gives `value` its pieces, or how to make them on first use (once: a second would throw), and freezes it. */
+  static give<T extends object>(value: T, pieces: JsonPieces | (() => JsonPieces)): Readonly<T> {
     new OwnPieces(value, pieces);
     return Object.freeze(value);
   }
 
   static of(value: object): JsonPieces | undefined {
-    return #pieces in value ? (value as OwnPieces).#pieces : undefined;
+    if (!(#pieces in value)) return undefined;
+    const own = value as OwnPieces;
+    return (own.#pieces ??= own.#make!());
   }
 }
 
@@ -91,18 +91,13 @@ export function presetJsonText<T extends object>(value: T, text: string): Readon
   return OwnPieces.give(value, [text]);
 }
 
-/** The pieces of `value`'s preset JSON, if it has them. */
-function piecesOf(value: object): JsonPieces | undefined {
-  return OwnPieces.of(value) ?? presets.get(value)?.();
-}
-
 /**
  * When `copy` is `source` (which has a preset text) with `additions` added, and `source` has none
  * of those keys, `copy` gets one too (that text with theirs added) and is frozen. Returns `copy`.
  * Frozen `additions` are taken for constants: their text is made once (~1.5 us per 2026 call).
  */
 export function presetJsonWith<T extends object>(copy: T, source: object, additions: object): T {
-  const pieces = piecesOf(source);
+  const pieces = OwnPieces.of(source);
   if (pieces === undefined) return copy;
   for (const key of Object.keys(additions)) if (Object.hasOwn(source, key)) return copy;
   const added = (Object.isFrozen(additions) ? memoizedJson(additions) : JSON.stringify(additions)).slice(1, -1);
@@ -129,7 +124,7 @@ function textOf(pieces: JsonPieces): string {
 
 /** The preset text of `value`, if it has one (presetJson). */
 export function presetTextOf(value: object): string | undefined {
-  const pieces = piecesOf(value);
+  const pieces = OwnPieces.of(value);
   return pieces && textOf(pieces);
 }
 
@@ -146,7 +141,7 @@ export function responseJson(response: { readonly jsonrpc: '2.0'; readonly id: u
 export function responseBody(response: { readonly jsonrpc: '2.0'; readonly id: unknown; readonly result?: unknown }): string | JsonPieces {
   const { result } = response;
   if (typeof result === 'object' && result !== null) {
-    const pieces = piecesOf(result);
+    const pieces = OwnPieces.of(result);
     if (pieces !== undefined) {
       const head = `{"jsonrpc":"2.0","id":${jsonIdText(response.id)},"result":`;
       // A text (an upstream's result) is joined: one string to write, not three.

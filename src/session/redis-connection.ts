@@ -32,6 +32,11 @@ export interface RedisConnectionOptions {
 const RECONNECT_CEILING_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** The wait before reconnect attempt `attempt` (from 1): 100 ms more each time, at most a second. */
+function reconnectDelay(attempt: number): number {
+  return Math.min(attempt * 100, RECONNECT_CEILING_MS);
+}
+
 /** Replies that say "not now" rather than "wrong request": the store is unavailable, not the request bad. */
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|OOM)\b/;
 
@@ -76,7 +81,7 @@ function reconnectWhenGivenUp(redis: Redis): void {
       if (closedOnPurpose.has(redis) || redis.status !== 'end') return;
       // A failed attempt ends the connection again, which comes back here.
       redis.connect().catch(() => {});
-    }, Math.min(attempts * 100, RECONNECT_CEILING_MS)).unref();
+    }, reconnectDelay(attempts)).unref();
   });
   redis.on('ready', () => {
     attempts = 0;
@@ -95,7 +100,7 @@ function newConnection(target: RedisTarget, options: RedisOptions): Redis {
     ...options,
     lazyConnect: false,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_CEILING_MS),
+    retryStrategy: reconnectDelay,
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
   };
   if (typeof target === 'string') return new Redis(target, common);
@@ -120,7 +125,7 @@ function newConnection(target: RedisTarget, options: RedisOptions): Redis {
     // Hears the sentinels announce a new master (+switch-master) and reconnects at once, even when
     // the old master is still up and our connection to it has not broken.
     failoverDetector: true,
-    sentinelRetryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_CEILING_MS),
+    sentinelRetryStrategy: reconnectDelay,
     sentinelCommandTimeout: CONNECT_TIMEOUT_MS,
   });
 }
