@@ -134,8 +134,12 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       const notification = await rawPost(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999 } }, { sessionId });
       expect(notification.status).toBe(202);
       expect(notification.body).toBeUndefined();
+      // Said with a zero length, not an empty chunked body: nothing for the client to decode.
+      expect(notification.headers.get('content-length')).toBe('0');
+      expect(notification.headers.get('transfer-encoding')).toBeNull();
       const response = await rawPost(url, { jsonrpc: '2.0', id: 'server-1', result: {} }, { sessionId });
       expect(response.status).toBe(202);
+      expect(response.headers.get('content-length')).toBe('0');
     });
 
     it('answers a plain request with a JSON body', async () => {

@@ -132,7 +132,8 @@ export class NodeExchange implements RequestHead {
     const { response } = this;
     if (typeof body === 'object') writePieces(response, status, head, body);
     else {
-      if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
+      // A 202's lack of a body is said with a zero length: node:http would otherwise frame it as an empty chunked body.
+      head['content-length'] = body === undefined ? '0' : String(Buffer.byteLength(body));
       response.writeHead(status, head).end(body);
     }
     this.#record(status, false);
