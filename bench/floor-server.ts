@@ -5,10 +5,11 @@
 // 2026-07-28 envelope gets what the least 2026 server gives (modern-minimal.ts): its headers checked
 // against the body, the result with resultType and serverInfo; so the floor has a row per era.
 // Runs in its own process (bench/processes.ts starts it) and prints `listening URL` on stderr.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, type ModernParams } from './modern-minimal.js';
+import { frontServer, type Reply } from './raw-http-front.js';
 
 interface Request {
   readonly id?: number | string;
@@ -19,15 +20,14 @@ interface Request {
 const SERVER_INFO = { name: 'switchboard-bench-floor', version: '1.0.0' };
 let sessions = 0;
 
-const server = createServer((req, res) => {
-  if (req.method === 'DELETE') return void res.writeHead(200).end();
-  if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')));
+// node:http, or with BENCH_FRONT=raw a bare socket reader (raw-http-front.ts): the floor-raw target.
+const server = frontServer((method, headers, body, res) => {
+  if (method === 'DELETE') return void res.writeHead(200).end();
+  if (method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
+  respond(headers, res, body);
 });
 
-function respond(req: IncomingMessage, res: ServerResponse, body: string): void {
+function respond(headers: IncomingHttpHeaders, res: Reply, body: string): void {
   let request: Request;
   try {
     request = JSON.parse(body) as Request;
@@ -37,7 +37,7 @@ function respond(req: IncomingMessage, res: ServerResponse, body: string): void 
   if (request.id === undefined) return void res.writeHead(202).end(); // a notification
   const { id, method, params } = request;
   const modern = envelopeVersion(params);
-  if (modern !== undefined) return respondModern(req, res, request, modern);
+  if (modern !== undefined) return respondModern(headers, res, request, modern);
   if (method === 'initialize') {
     sessions += 1;
     const result = { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
@@ -51,8 +51,8 @@ function respond(req: IncomingMessage, res: ServerResponse, body: string): void 
 }
 
 /** A 2026-07-28 request: no initialize or ping in that revision, and every result says what it is. */
-function respondModern(req: IncomingMessage, res: ServerResponse, { id, method, params }: Request, version: string): void {
-  const mismatch = headerMismatch(req.headers, method, params, version);
+function respondModern(headers: IncomingHttpHeaders, res: Reply, { id, method, params }: Request, version: string): void {
+  const mismatch = headerMismatch(headers, method, params, version);
   if (mismatch !== undefined) return json(res, 400, mismatchAnswer(id, mismatch));
   if (method === 'tools/call' && params?.name === 'echo') {
     return json(res, 200, { result: completeResult({ content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, SERVER_INFO), jsonrpc: '2.0', id });
@@ -60,7 +60,7 @@ function respondModern(req: IncomingMessage, res: ServerResponse, { id, method, 
   return json(res, 404, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
 }
 
-function json(res: ServerResponse, status: number, message: object, headers: Record<string, string> = {}): void {
+function json(res: Reply, status: number, message: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(message);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
 }

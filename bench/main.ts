@@ -22,7 +22,7 @@ import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { removeRunDir, runDir, stopAll, stopAllOnSignals } from './processes.js';
-import { calibrationLines, comparisonTable, failureLines, machineLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
+import { calibrationLines, comparisonTable, failureLines, machineLines, rawFrontLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
 import { readResults, toDocument, writeResults } from './results-json.js';
 import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
 import type { RoundHooks } from './scenarios.js';
@@ -96,6 +96,8 @@ async function main(opts: Options): Promise<number> {
   if (tracing.length > 0) out.push('', ...tracing);
   const calibration = calibrationLines(comparisons);
   if (calibration.length > 0) out.push('', ...calibration);
+  const rawFront = rawFrontLines(comparisons);
+  if (rawFront.length > 0) out.push('', ...rawFront);
   if (scaleStartups.length > 0) out.push('', ...startupLines(scaleStartups));
   if (sessions.length > 0) {
     out.push('', `${IDLE_SESSIONS} idle 2025 sessions (initialize only), per session after a full GC; fan-out: from the upstream's change to every session's notification queued`, sessionsTable(sessions));

@@ -9,10 +9,11 @@
 // complete with the proxy's serverInfo. Its two rows say what the revision itself costs a proxy.
 // Runs in its own process: `min-proxy.ts COMMAND [ARGS...]`; prints `listening URL` on stderr.
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, withoutEnvelope, type ModernParams } from './modern-minimal.js';
+import { frontServer, type Reply } from './raw-http-front.js';
 
 interface Message {
   id?: number | string | null;
@@ -73,36 +74,33 @@ upstream.stdout.on('data', (chunk: string) => {
   }
 });
 
-function json(res: ServerResponse, status: number, message: object, headers: Record<string, string> = {}): void {
+function json(res: Reply, status: number, message: object, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(message);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
 }
 
-const server = createServer((req, res) => {
-  if (req.method !== 'POST') return void res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Message;
-    if (message.id === undefined) return void res.writeHead(202).end();
-    const modern = envelopeVersion(message.params);
-    if (modern !== undefined) return forwardModern(req.headers, res, message, modern);
-    if (message.method === 'initialize') {
-      sessions += 1;
-      const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
-      return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
-    }
-    if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
-    if (BUSY_MS > 0) busy(BUSY_MS);
-    const id = nextId++;
-    const clientId = message.id;
-    onAnswer(id, (answer) => json(res, 200, { ...answer, id: clientId }));
-    toUpstream({ ...message, id });
-  });
+// node:http, or with BENCH_FRONT=raw a bare socket reader (raw-http-front.ts): the min-proxy-raw target.
+const server = frontServer((method, headers, body, res) => {
+  if (method !== 'POST') return void res.writeHead(method === 'DELETE' ? 200 : 405).end();
+  const message = JSON.parse(body) as Message;
+  if (message.id === undefined) return void res.writeHead(202).end();
+  const modern = envelopeVersion(message.params);
+  if (modern !== undefined) return forwardModern(headers, res, message, modern);
+  if (message.method === 'initialize') {
+    sessions += 1;
+    const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
+    return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
+  }
+  if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
+  if (BUSY_MS > 0) busy(BUSY_MS);
+  const id = nextId++;
+  const clientId = message.id;
+  onAnswer(id, (answer) => json(res, 200, { ...answer, id: clientId }));
+  toUpstream({ ...message, id });
 });
 
 /** A 2026-07-28 request to the 2025 upstream: nothing of the envelope goes up, and the answer comes back as 2026's. */
-function forwardModern(headers: IncomingHttpHeaders, res: ServerResponse, message: Message, version: string): void {
+function forwardModern(headers: IncomingHttpHeaders, res: Reply, message: Message, version: string): void {
   const mismatch = headerMismatch(headers, message.method, message.params, version);
   if (mismatch !== undefined) return json(res, 400, mismatchAnswer(message.id, mismatch));
   if (BUSY_MS > 0) busy(BUSY_MS);

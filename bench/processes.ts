@@ -129,8 +129,14 @@ export interface RunningFloor extends RunningProcess {
   readonly url: string;
 }
 
-export async function startFloor(): Promise<RunningFloor> {
-  const child = spawnTracked(process.execPath, ['--import', TSX_LOADER, FLOOR_SERVER], { stdio: ['pipe', 'ignore', 'pipe'] });
+/** HTTP front of the floor and the reference proxy: node:http, or a bare socket reader (raw-http-front.ts). */
+export type BenchFront = 'http' | 'raw';
+
+const frontEnv = (front: BenchFront, extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
+  front === 'raw' || Object.keys(extra).length > 0 ? { ...process.env, ...extra, ...(front === 'raw' && { BENCH_FRONT: 'raw' }) } : process.env;
+
+export async function startFloor(front: BenchFront = 'http'): Promise<RunningFloor> {
+  const child = spawnTracked(process.execPath, ['--import', TSX_LOADER, FLOOR_SERVER], { stdio: ['pipe', 'ignore', 'pipe'], env: frontEnv(front) });
   const stop = (): Promise<void> => stopChild(child);
   cleanups.push(stop);
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
@@ -166,11 +172,12 @@ export async function startOtlpSink(): Promise<RunningSink> {
 
 /**
  * The reference proxy (min-proxy.ts) in front of server-everything over stdio; `busyUs`: CPU it
- * spends per forwarded call on top of its own (the calibration target, min-proxy-busy).
+ * spends per forwarded call on top of its own (the calibration target, min-proxy-busy); `front`:
+ * its HTTP front (min-proxy-raw's is a bare socket reader).
  */
-export async function startMinProxy(busyUs = 0): Promise<RunningFront> {
+export async function startMinProxy(busyUs = 0, front: BenchFront = 'http'): Promise<RunningFront> {
   const args = ['--import', TSX_LOADER, '--import', FRONT_HOOKS, MIN_PROXY, ...EVERYTHING_COMMAND_LINE];
-  const env = busyUs > 0 ? { ...process.env, MIN_PROXY_BUSY_US: String(busyUs) } : process.env;
+  const env = frontEnv(front, busyUs > 0 ? { MIN_PROXY_BUSY_US: String(busyUs) } : {});
   const child = spawnTracked(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe', 'ipc'], env });
   const [, url] = await waitForStderrLine(child, /^listening (http:\/\/\S+)$/, STARTUP_TIMEOUT_MS);
   return frontOf(child, url!);

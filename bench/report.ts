@@ -116,6 +116,32 @@ export function calibrationLines(comparisons: readonly Comparison[]): string[] {
   });
 }
 
+/**
+ * What node:http costs a front: for each scenario that ran the floor or the reference proxy beside
+ * its twin on a bare socket reader (floor-raw, min-proxy-raw; raw-http-front.ts), the CPU per call
+ * each spent and the calls/s each answered, and the reference's share of the floor's calls/s with
+ * either front. The gateway serves from node:http; this says what that choice weighs here.
+ */
+export function rawFrontLines(comparisons: readonly Comparison[]): string[] {
+  return comparisons.flatMap(({ phase, load, scenario, results }) => {
+    const of = (name: string): Figures | undefined => figuresOfTarget(results, name);
+    const [floor, floorRaw, reference, referenceRaw] = [of('floor'), of('floor-raw'), of('min-proxy'), of('min-proxy-raw')];
+    const parts: string[] = [];
+    const usPerCall = (value: number | undefined): string => (value === undefined ? '?' : (value * 1000).toFixed(1));
+    if (floor && floorRaw) {
+      parts.push(
+        `the floor ${usPerCall(floor.cpuMsPerCall.upstream)} -> ${usPerCall(floorRaw.cpuMsPerCall.upstream)} us of CPU per call, ` +
+          `${change(floorRaw.callsPerSecond / floor.callsPerSecond)} calls/s`,
+      );
+    }
+    if (reference && referenceRaw) {
+      const share = floor ? `, ${percent(reference.callsPerSecond / floor.callsPerSecond)} -> ${percent(referenceRaw.callsPerSecond / floor.callsPerSecond)} of the floor's calls/s` : '';
+      parts.push(`the reference proxy ${usPerCall(reference.cpuMsPerCall.front)} -> ${usPerCall(referenceRaw.cpuMsPerCall.front)} us of front CPU per call${share}`);
+    }
+    return parts.length === 0 ? [] : [`node:http against a raw socket front, ${phase} ${load} ${scenario}: ${parts.join('; ')}`];
+  });
+}
+
 /** The figures of the target called `name` in one comparison; undefined when it did not run or answered nothing. */
 function figuresOfTarget(results: Comparison['results'], name: string): Figures | undefined {
   const result = results.find(({ target }) => target.name === name)?.result;
@@ -132,6 +158,7 @@ export function failureLines(comparisons: readonly Comparison[]): string[] {
 const ms = (value: number): string => value.toFixed(2);
 const rate = (value: number): string => value.toFixed(0);
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
+const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)}%`;
 const change = (ratio: number): string => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
 /** Blank where the process's CPU time could not be read (no /proc) or there is no such process. */
 const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? '' : ms(value));

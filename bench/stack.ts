@@ -43,6 +43,10 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
     const floor = await startFloor();
     built.set('floor', { endpoint: { kind: 'http', url: floor.url }, upstreamPid: floor.pid });
   }
+  if (needs('floor-raw')) {
+    const floor = await startFloor('raw');
+    built.set('floor-raw', { endpoint: { kind: 'http', url: floor.url }, upstreamPid: floor.pid });
+  }
   if (needs('stdio-direct')) {
     const peer = await startEverythingOverStdio();
     built.set('stdio-direct', { endpoint: { kind: 'stdio', peer }, upstreamPid: peer.pid });
@@ -64,6 +68,7 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
   if (needs('mcp-proxy')) built.set('mcp-proxy', asFront(await startMcpProxy()));
   if (needs('min-proxy')) built.set('min-proxy', asFront(await startMinProxy()));
   if (needs('min-proxy-busy')) built.set('min-proxy-busy', asFront(await startMinProxy(MIN_PROXY_BUSY_US)));
+  if (needs('min-proxy-raw')) built.set('min-proxy-raw', asFront(await startMinProxy(0, 'raw')));
   if (needs('http-upstream', 'gw-http')) {
     const upstream = await startEverythingOverHttp();
     const upstreamPid = upstream.pid;

@@ -14,6 +14,8 @@
 //   min-proxy-2026 the same reference asked in 2026-07-28: what the revision costs any such proxy
 //   min-proxy-busy the reference spending 10 us more CPU per forwarded call; only when asked for
 //                  (--target), beside min-proxy: what a microsecond of front CPU is worth in calls/s
+//   floor-raw, min-proxy-raw  the floor and the reference on a bare socket reader instead of
+//                  node:http (raw-http-front.ts); only when asked for: what node:http costs a front
 //   http-direct    server-everything over Streamable HTTP, directly
 //   gw-http-*      the gateway in front of that HTTP server
 // -2025 targets open a session (initialize, then Mcp-Session-Id); -2026 targets send stateless
@@ -38,6 +40,8 @@ export const TARGET_NAMES = [
   'min-proxy',
   'min-proxy-2026',
   'min-proxy-busy',
+  'floor-raw',
+  'min-proxy-raw',
   'http-direct',
   'gw-http-2025',
   'gw-http-2026',
@@ -49,10 +53,10 @@ export type TargetName = (typeof TARGET_NAMES)[number];
  * against another target, not issue 10's figures, and the full run's length and records stay as
  * they were.
  */
-export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'min-proxy-busy'];
+export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'min-proxy-busy', 'floor-raw', 'min-proxy-raw'];
 
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'min-proxy-busy' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'min-proxy-busy' | 'floor-raw' | 'min-proxy-raw' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -84,6 +88,9 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'min-proxy': { name: 'min-proxy', label: 'reference: min proxy>stdio', part: 'min-proxy', tool: 'echo', era: '2025' },
   'min-proxy-2026': { name: 'min-proxy-2026', label: 'reference: min proxy>stdio 2026', part: 'min-proxy', tool: 'echo', era: '2026' },
   'min-proxy-busy': { name: 'min-proxy-busy', label: `reference + ${MIN_PROXY_BUSY_US} us/call`, part: 'min-proxy-busy', tool: 'echo', era: '2025' },
+  // Not products either: node:http's share of a front (raw-http-front.ts).
+  'floor-raw': { name: 'floor-raw', label: 'floor: raw socket front', part: 'floor-raw', tool: 'echo', era: '2025' },
+  'min-proxy-raw': { name: 'min-proxy-raw', label: 'reference on raw socket front', part: 'min-proxy-raw', tool: 'echo', era: '2025' },
   'http-direct': { name: 'http-direct', label: 'everything http direct', part: 'http-upstream', tool: 'echo', era: '2025' },
   'gw-http-2025': { name: 'gw-http-2025', label: 'gw>http 2025', part: 'gw-http', tool: GATEWAY_TOOL, era: '2025' },
   'gw-http-2026': { name: 'gw-http-2026', label: 'gw>http 2026', part: 'gw-http', tool: GATEWAY_TOOL, era: '2026' },

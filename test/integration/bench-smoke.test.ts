@@ -40,8 +40,8 @@ describe('the bench', () => {
     }
   });
 
-  it('asks the floor and the reference proxy in both eras: 2026 answers are complete results, and headers that do not mirror the body are refused', async () => {
-    const [floor, proxy] = await Promise.all([startFloor(), startMinProxy()]);
+  it.each(['http', 'raw'] as const)('asks the floor and the reference proxy (%s front) in both eras: 2026 answers are complete results, and headers that do not mirror the body are refused', async (front) => {
+    const [floor, proxy] = await Promise.all([startFloor(front), startMinProxy(0, front)]);
     const targets: Target[] = [
       { name: 'floor-2026', label: 'floor 2026', tool: 'echo', era: '2026', endpoint: { kind: 'http', url: floor.url }, upstreamPid: floor.pid },
       { name: 'min-proxy', label: 'min-proxy', tool: 'echo', era: '2025', endpoint: { kind: 'http', url: proxy.url }, frontPid: proxy.pid },
@@ -57,6 +57,8 @@ describe('the bench', () => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: ECHO_ARGUMENTS, _meta: envelope } });
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call' };
       const answered = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-name': 'echo' }, body });
+      // node:http says how long it keeps an idle connection; the raw reader says nothing of it.
+      expect(answered.headers.get('keep-alive')).toBe(front === 'raw' ? null : 'timeout=5');
       const { result } = (await answered.json()) as { result: Record<string, unknown> };
       expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: `Echo: ${ECHO_ARGUMENTS.message}` }] });
       expect(Object.keys(result._meta as object)).toEqual(['io.modelcontextprotocol/serverInfo']);

@@ -9,7 +9,7 @@ import { summariseProfiles } from '../../bench/cpu-profile.js';
 import type { Comparison } from '../../bench/figures.js';
 import type { PhaseResult } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
-import { calibrationLines, tracingLines } from '../../bench/report.js';
+import { calibrationLines, rawFrontLines, tracingLines } from '../../bench/report.js';
 import { verdicts } from '../../bench/verdicts.js';
 
 /** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
@@ -90,9 +90,28 @@ describe('the tracing overhead lines', () => {
     ]);
   });
 
+  it('set the floor and the reference proxy on node:http beside their raw socket twins', () => {
+    // The floor's CPU is its own process's (the upstream column); the reference's is its front's.
+    const lines = rawFrontLines([
+      comparison('echo', '50 concurrent', {
+        floor: { ...result(2000, 2, 100), cpuMs: { upstream: 60 } },
+        'floor-raw': { ...result(2200, 2, 100), cpuMs: { upstream: 33 } },
+        'min-proxy': { ...result(900, 5, 100), cpuMs: { front: 36 } },
+        'min-proxy-raw': { ...result(1100, 5, 100), cpuMs: { front: 24.2 } },
+      }),
+      comparison('echo', 'sequential', { floor: result(100, 0.2, 20) }),
+    ]);
+    expect(lines).toEqual([
+      'node:http against a raw socket front, echo light 50 concurrent: the floor 30.0 -> 15.0 us of CPU per call, +10.0% calls/s; ' +
+        "the reference proxy 40.0 -> 22.0 us of front CPU per call, 45.0% -> 55.0% of the floor's calls/s",
+    ]);
+  });
+
   it('leave the on-request targets out of a run that does not name them', () => {
     expect(parseOptions([], 'x.json').targets).not.toContain('gw-stdio-2025-traced');
     expect(parseOptions([], 'x.json').targets).not.toContain('min-proxy-busy');
+    expect(parseOptions([], 'x.json').targets).not.toContain('floor-raw');
+    expect(parseOptions([], 'x.json').targets).not.toContain('min-proxy-raw');
     expect(parseOptions(['--target', 'gw-stdio-2025,gw-stdio-2025-traced'], 'x.json').targets).toEqual(['gw-stdio-2025', 'gw-stdio-2025-traced']);
   });
 });
