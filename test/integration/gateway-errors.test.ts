@@ -64,6 +64,8 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       const { sessionId: doomed } = await openSession(url);
       const deleted = await rawRequest(url, 'DELETE', { 'mcp-session-id': doomed });
       expect(deleted.status).toBe(200);
+      expect(deleted.headers.get('content-length')).toBe('0');
+      expect(deleted.headers.get('transfer-encoding')).toBeNull();
       expect((await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: doomed })).status).toBe(404);
       expect((await rawRequest(url, 'DELETE', { 'mcp-session-id': doomed })).status).toBe(404);
     });

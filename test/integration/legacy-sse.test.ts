@@ -146,6 +146,7 @@ describe('the legacy HTTP+SSE transport, with the v1 SDK client', () => {
       const post = await rawPost(endpoint, initialize('2024-11-05'));
       expect(post.status).toBe(202);
       expect(post.body).toBeUndefined();
+      expect([post.headers.get('content-length'), post.headers.get('transfer-encoding')]).toEqual(['0', null]);
       expect(await nextMessage(stream)).toMatchObject({ id: 1, result: { protocolVersion: '2024-11-05', serverInfo: { name: expect.any(String) } } });
       expect((await rawPost(endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
       expect((await rawPost(endpoint, { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(202);

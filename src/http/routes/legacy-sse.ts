@@ -177,6 +177,7 @@ function notFound(c: Context<AppEnv>): Response {
 }
 
 function accepted(c: Context<AppEnv>): Response {
-  return c.body(null, 202);
+  // No body, said with a zero length (node:http would frame it as an empty chunked one).
+  return c.body(null, 202, { 'content-length': '0' });
 }
 

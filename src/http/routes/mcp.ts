@@ -44,7 +44,8 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if (isRefusal(session)) return refuseWithHono(c, session);
     await gateway.closeSession(session);
     openStreams.closeSession(session.id);
-    return c.body(null, 200);
+    // No body, said with a zero length (node:http would frame it as an empty chunked one).
+    return c.body(null, 200, { 'content-length': '0' });
   });
 
   app.get(path, async (c) => {
