@@ -132,8 +132,10 @@ export interface RunningFloor extends RunningProcess {
 /** HTTP front of the floor and the reference proxy: node:http, or a bare socket reader (raw-http-front.ts). */
 export type BenchFront = 'http' | 'raw';
 
-const frontEnv = (front: BenchFront, extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
-  front === 'raw' || Object.keys(extra).length > 0 ? { ...process.env, ...extra, ...(front === 'raw' && { BENCH_FRONT: 'raw' }) } : process.env;
+/** The environment of a floor or reference proxy: always naming its front, whatever the bench's own says. */
+function frontEnv(front: BenchFront, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra, BENCH_FRONT: front };
+}
 
 export async function startFloor(front: BenchFront = 'http'): Promise<RunningFloor> {
   const child = spawnTracked(process.execPath, ['--import', TSX_LOADER, FLOOR_SERVER], { stdio: ['pipe', 'ignore', 'pipe'], env: frontEnv(front) });
