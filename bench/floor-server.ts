@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, type ModernParams } from './modern-minimal.js';
-import { frontServer, type Reply } from './raw-http-front.js';
+import { answerJson, frontServer, type Reply } from './raw-http-front.js';
 
 interface Request {
   readonly id?: number | string;
@@ -32,7 +32,7 @@ function respond(headers: IncomingHttpHeaders, res: Reply, body: string): void {
   try {
     request = JSON.parse(body) as Request;
   } catch {
-    return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    return answerJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
   }
   if (request.id === undefined) return void res.writeHead(202).end(); // a notification
   const { id, method, params } = request;
@@ -41,29 +41,25 @@ function respond(headers: IncomingHttpHeaders, res: Reply, body: string): void {
   if (method === 'initialize') {
     sessions += 1;
     const result = { protocolVersion: params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
-    return json(res, 200, { result, jsonrpc: '2.0', id }, { 'mcp-session-id': `floor-${sessions}` });
+    return answerJson(res, 200, { result, jsonrpc: '2.0', id }, { 'mcp-session-id': `floor-${sessions}` });
   }
-  if (method === 'ping') return json(res, 200, { result: {}, jsonrpc: '2.0', id });
+  if (method === 'ping') return answerJson(res, 200, { result: {}, jsonrpc: '2.0', id });
   if (method === 'tools/call' && params?.name === 'echo') {
-    return json(res, 200, { result: { content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, jsonrpc: '2.0', id });
+    return answerJson(res, 200, { result: { content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, jsonrpc: '2.0', id });
   }
-  return json(res, 200, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
+  return answerJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
 }
 
 /** A 2026-07-28 request: no initialize or ping in that revision, and every result says what it is. */
 function respondModern(headers: IncomingHttpHeaders, res: Reply, { id, method, params }: Request, version: string): void {
   const mismatch = headerMismatch(headers, method, params, version);
-  if (mismatch !== undefined) return json(res, 400, mismatchAnswer(id, mismatch));
+  if (mismatch !== undefined) return answerJson(res, 400, mismatchAnswer(id, mismatch));
   if (method === 'tools/call' && params?.name === 'echo') {
-    return json(res, 200, { result: completeResult({ content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, SERVER_INFO), jsonrpc: '2.0', id });
+    return answerJson(res, 200, { result: completeResult({ content: [{ type: 'text', text: `Echo: ${String(params.arguments?.message)}` }] }, SERVER_INFO), jsonrpc: '2.0', id });
   }
-  return json(res, 404, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
+  return answerJson(res, 404, { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(method)}` } });
 }
 
-function json(res: Reply, status: number, message: object, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(message);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
-}
 
 // Loopback only, and a port the bench chose (or any).
 server.listen(Number(process.env.PORT ?? '0'), '127.0.0.1', () => {

@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { completeResult, envelopeVersion, headerMismatch, mismatchAnswer, withoutEnvelope, type ModernParams } from './modern-minimal.js';
-import { frontServer, type Reply } from './raw-http-front.js';
+import { answerJson, frontServer, type Reply } from './raw-http-front.js';
 
 interface Message {
   id?: number | string | null;
@@ -74,10 +74,6 @@ upstream.stdout.on('data', (chunk: string) => {
   }
 });
 
-function json(res: Reply, status: number, message: object, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(message);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
-}
 
 // node:http, or with BENCH_FRONT=raw a bare socket reader (raw-http-front.ts): the min-proxy-raw target.
 const server = frontServer((method, headers, body, res) => {
@@ -89,26 +85,26 @@ const server = frontServer((method, headers, body, res) => {
   if (message.method === 'initialize') {
     sessions += 1;
     const result = { protocolVersion: message.params?.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: SERVER_INFO };
-    return json(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
+    return answerJson(res, 200, { jsonrpc: '2.0', id: message.id, result }, { 'mcp-session-id': `min-proxy-${sessions}` });
   }
-  if (message.method === 'ping') return json(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
+  if (message.method === 'ping') return answerJson(res, 200, { jsonrpc: '2.0', id: message.id, result: {} });
   if (BUSY_MS > 0) busy(BUSY_MS);
   const id = nextId++;
   const clientId = message.id;
-  onAnswer(id, (answer) => json(res, 200, { ...answer, id: clientId }));
+  onAnswer(id, (answer) => answerJson(res, 200, { ...answer, id: clientId }));
   toUpstream({ ...message, id });
 });
 
 /** A 2026-07-28 request to the 2025 upstream: nothing of the envelope goes up, and the answer comes back as 2026's. */
 function forwardModern(headers: IncomingHttpHeaders, res: Reply, message: Message, version: string): void {
   const mismatch = headerMismatch(headers, message.method, message.params, version);
-  if (mismatch !== undefined) return json(res, 400, mismatchAnswer(message.id, mismatch));
+  if (mismatch !== undefined) return answerJson(res, 400, mismatchAnswer(message.id, mismatch));
   if (BUSY_MS > 0) busy(BUSY_MS);
   const id = nextId++;
   const clientId = message.id;
   onAnswer(id, (answer) => {
-    if (answer.result === undefined) return json(res, 200, { ...answer, id: clientId });
-    json(res, 200, { jsonrpc: '2.0', id: clientId, result: completeResult(answer.result, SERVER_INFO) });
+    if (answer.result === undefined) return answerJson(res, 200, { ...answer, id: clientId });
+    answerJson(res, 200, { jsonrpc: '2.0', id: clientId, result: completeResult(answer.result, SERVER_INFO) });
   });
   toUpstream({ ...message, id, params: message.params && withoutEnvelope(message.params) });
 }

@@ -1,17 +1,24 @@
-// A measuring instrument, not a server: the floor and the reference proxy on a bare `node:net`
-// socket instead of `node:http` (BENCH_FRONT=raw; the floor-raw and min-proxy-raw targets), to say
-// what node:http's own machinery costs a front per call on this machine: the IncomingMessage and
-// ServerResponse streams, their events and timers, the headers object. It reads only what the
-// bench's own load sends, well-formed HTTP/1.1 requests framed by Content-Length, and closes the
-// connection on anything else. It has none of what a server facing real clients needs (chunked
-// bodies, Expect, limits and timeouts against slow or hostile peers, smuggling checks), which is
-// why the gateway does not serve from one: see the README's Benchmark section.
+// The HTTP front of the floor and the reference proxy, and the JSON answer both write: node:http,
+// or with BENCH_FRONT=raw (the floor-raw and min-proxy-raw targets) a bare `node:net` socket reader,
+// a measuring instrument rather than a server, to say what node:http's own machinery costs a front
+// per call on this machine: the IncomingMessage and ServerResponse streams, their events and
+// timers, the headers object. The reader takes only what the bench's own load sends, well-formed
+// HTTP/1.1 requests framed by Content-Length, and closes the connection on anything else. It has
+// none of what a server facing real clients needs (chunked bodies, Expect, limits and timeouts
+// against slow or hostile peers, smuggling checks), which is why the gateway does not serve from
+// one: see the README's Benchmark section.
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 
 /** The part of node:http's ServerResponse the floor and the reference proxy use. */
 export interface Reply {
   writeHead(status: number, headers?: Readonly<Record<string, string | number>>): { end(text?: string): unknown };
+}
+
+/** A JSON answer, as the floor and the reference proxy write every one. */
+export function answerJson(reply: Reply, status: number, message: object, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify(message);
+  reply.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers }).end(text);
 }
 
 /** A whole request: what the floor and the reference proxy read of one. */

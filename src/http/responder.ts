@@ -30,3 +30,11 @@ export function responder(c: Context<AppEnv>): Responder {
 }
 
 export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
+/**
+ * An answer without a body (DELETE's 200, a legacy POST's 202), said with a zero length: without
+ * one, node:http frames a bodiless answer as an empty chunked body.
+ */
+export function noBody(c: Context<AppEnv>, status: 200 | 202): Response {
+  return c.body(null, status, { 'content-length': '0' });
+}

@@ -20,7 +20,7 @@ import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isWellFormedSessionId, newSessionId } from '../../session/session-id.js';
 import type { SessionStore } from '../../session/store.js';
 import type { AppEnv } from '../app-env.js';
-import { responder } from '../responder.js';
+import { noBody, responder } from '../responder.js';
 import { isJsonContentType, readJson } from '../json-body.js';
 import { tooLargeRefusal } from '../middleware/body-size.js';
 import { refuseWithHono } from '../request-head.js';
@@ -177,7 +177,6 @@ function notFound(c: Context<AppEnv>): Response {
 }
 
 function accepted(c: Context<AppEnv>): Response {
-  // No body, said with a zero length (node:http would frame it as an empty chunked one).
-  return c.body(null, 202, { 'content-length': '0' });
+  return noBody(c, 202);
 }
 

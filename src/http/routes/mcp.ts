@@ -11,7 +11,7 @@ import type { OpenStreams } from '../sse/open-streams.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
 import type { AppEnv } from '../app-env.js';
 import { refuseWithHono } from '../request-head.js';
-import { responder } from '../responder.js';
+import { noBody, responder } from '../responder.js';
 import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-lookup.js';
 import { TransportCode, transportError } from '../transport-errors.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
@@ -44,8 +44,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
     if (isRefusal(session)) return refuseWithHono(c, session);
     await gateway.closeSession(session);
     openStreams.closeSession(session.id);
-    // No body, said with a zero length (node:http would frame it as an empty chunked one).
-    return c.body(null, 200, { 'content-length': '0' });
+    return noBody(c, 200);
   });
 
   app.get(path, async (c) => {
