@@ -24,6 +24,13 @@ export interface Figures {
   /** CPU time of each process per call (successful or not); absent where it could not be read or does not apply. */
   readonly cpuMsPerCall: Readonly<Partial<Record<MeasuredProcess, number>>>;
   /**
+   * How many CPUs the machine kept busy on average during the phase, whatever ran on them; absent
+   * without /proc/stat. On two cores a front and its upstream and load, three processes that wait
+   * on each other, leave part of the second idle (README, Benchmark): the front's calls/s is this
+   * over the sum of the CPU per call, not two cores over it.
+   */
+  readonly coresBusy?: number;
+  /**
    * The front's GC pauses per call, its full collections in the phase, and the bytes it allocated
    * per call (the garbage its young collections deal with); absent without the hooks. Records
    * written before the allocation was counted (bench/records, --compare) have no allocatedBytesPerCall.
@@ -40,6 +47,7 @@ export function figuresOf(result: PhaseResult): Figures {
     if (cpuMs !== undefined) cpuMsPerCall[process] = cpuMs / calls;
   }
   const { frontGc } = result;
+  const machineMs = result.cpuMs?.machine;
   return {
     calls: result.samples.length,
     errors: result.errors,
@@ -49,6 +57,7 @@ export function figuresOf(result: PhaseResult): Figures {
     maxMs: summary?.max ?? Number.NaN,
     callsPerSecond: result.samples.length / (result.elapsedMs / 1000),
     cpuMsPerCall,
+    ...(machineMs !== undefined && result.elapsedMs > 0 && { coresBusy: machineMs / result.elapsedMs }),
     ...(frontGc !== undefined && { frontGc: { msPerCall: frontGc.ms / calls, major: frontGc.major, allocatedBytesPerCall: frontGc.allocatedBytes / calls } }),
   };
 }

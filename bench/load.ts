@@ -41,9 +41,12 @@ export interface PhaseResult {
   readonly frontGc?: { readonly ms: number; readonly major: number; readonly allocatedBytes: number };
 }
 
-/** The front (gateway, mcp-proxy), the upstream (server-everything, the floor), and this process, which generates the load. */
-export type MeasuredProcess = 'front' | 'upstream' | 'load';
-export const MEASURED_PROCESSES: readonly MeasuredProcess[] = ['front', 'upstream', 'load'];
+/**
+ * The front (gateway, mcp-proxy), the upstream (server-everything, the floor), this process, which
+ * generates the load, and the machine: every CPU, whatever ran on it (cpu-time.ts, machineBusyMs).
+ */
+export type MeasuredProcess = 'front' | 'upstream' | 'load' | 'machine';
+export const MEASURED_PROCESSES: readonly MeasuredProcess[] = ['front', 'upstream', 'load', 'machine'];
 
 /**
  * One worker per client, each a loop of calls, taking calls from one shared budget of

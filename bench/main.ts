@@ -22,7 +22,7 @@ import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { removeRunDir, runDir, stopAll, stopAllOnSignals } from './processes.js';
-import { calibrationLines, comparisonTable, failureLines, machineLines, rawFrontLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
+import { calibrationLines, comparisonTable, failureLines, machineLines, pipelineLines, rawFrontLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
 import { readResults, toDocument, writeResults } from './results-json.js';
 import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
 import type { RoundHooks } from './scenarios.js';
@@ -83,6 +83,8 @@ async function main(opts: Options): Promise<number> {
     '',
     comparisonTable(comparisons),
     '',
+    'cores busy: the machine\'s busy CPU time during the phase (every process and the kernel) / its wall time: how much of',
+    'the CPUs the target\'s processes could use at all; its calls/s is that over the sum of their CPU per call.',
     'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; front = gateway or mcp-proxy,',
     'upstream = server-everything (or the floor), load = this process.',
     'front GC ms/call: the GC pauses of the front\'s main thread during the phase / calls, and (in brackets) its full',
@@ -92,6 +94,8 @@ async function main(opts: Options): Promise<number> {
     'Every front (gateway, mcp-proxy, min-proxy) has a full GC after its first warm-up, as a process that has run a while has,',
     'then the warm-up again.',
   ];
+  const pipeline = pipelineLines(comparisons.filter(({ load, scenario }) => load === 'light' && scenario === '50 concurrent'));
+  if (pipeline.length > 0) out.push('', ...pipeline);
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);
   const calibration = calibrationLines(comparisons);

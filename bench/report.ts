@@ -17,7 +17,7 @@ export function machineLines(startedAt: Date, host: Machine): string[] {
 }
 
 export function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = ['phase', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'CPU ms/call: front', 'upstream', 'load', 'front GC ms/call (full)', 'front KB alloc/call'];
+  const header = ['phase', 'target', 'calls', 'errors', 'p50 ms', 'p99 ms', 'calls/s', 'cores busy', 'CPU ms/call: front', 'upstream', 'load', 'front GC ms/call (full)', 'front KB alloc/call'];
   const rows: string[][] = [];
   for (const { phase, load, scenario, results } of comparisons) {
     results.forEach(({ target, result }, i) => {
@@ -30,6 +30,7 @@ export function comparisonTable(comparisons: readonly Comparison[]): string {
         ms(f.p50Ms),
         ms(f.p99Ms),
         rate(f.callsPerSecond),
+        f.coresBusy === undefined ? '' : f.coresBusy.toFixed(2),
         cpuMs(f.cpuMsPerCall.front),
         cpuMs(f.cpuMsPerCall.upstream),
         cpuMs(f.cpuMsPerCall.load),
@@ -139,6 +140,33 @@ export function rawFrontLines(comparisons: readonly Comparison[]): string[] {
       parts.push(`the reference proxy ${usPerCall(reference.cpuMsPerCall.front)} -> ${usPerCall(referenceRaw.cpuMsPerCall.front)} us of front CPU per call${share}`);
     }
     return parts.length === 0 ? [] : [`node:http against a raw socket front, ${phase} ${load} ${scenario}: ${parts.join('; ')}`];
+  });
+}
+
+/**
+ * Where each proxy's share of the floor's calls/s goes, for each scenario with the floor: calls/s is
+ * the cores the machine kept busy over the machine's CPU per call, so the share is the product of
+ * two ratios, the cores its processes could keep busy against the floor's (three processes that
+ * wait on each other against two) and the CPU per call the floor spends against its. The first is
+ * the pipeline's, the second what the front's own cost adds up to; (a) is judged on the product.
+ */
+export function pipelineLines(comparisons: readonly Comparison[]): string[] {
+  return comparisons.flatMap(({ phase, load, scenario, results }) => {
+    const floor = figuresOfTarget(results, 'floor');
+    if (floor?.coresBusy === undefined || floor.cpuMsPerCall.machine === undefined) return [];
+    const floorCores = floor.coresBusy;
+    const floorCpu = floor.cpuMsPerCall.machine;
+    const proxies = results.flatMap(({ target }) => {
+      if (!/^(gw-stdio|gw-redis|min-proxy)(-2025|-2026)?$/.test(target.name)) return [];
+      const proxy = figuresOfTarget(results, target.name);
+      const cpu = proxy?.cpuMsPerCall.machine;
+      if (proxy?.coresBusy === undefined || cpu === undefined) return [];
+      return [
+        `${target.name} ${percent(proxy.callsPerSecond / floor.callsPerSecond)} = cores ${proxy.coresBusy.toFixed(2)} of ${floorCores.toFixed(2)} (${percent(proxy.coresBusy / floorCores)}) ` +
+          `x CPU ${(floorCpu * 1000).toFixed(0)} of ${(cpu * 1000).toFixed(0)} us per call (${percent(floorCpu / cpu)})`,
+      ];
+    });
+    return proxies.length === 0 ? [] : [`share of the floor's calls/s, ${phase} ${load} ${scenario}, as busy cores x machine CPU per call:`, ...proxies.map((line) => `  ${line}`)];
   });
 }
 

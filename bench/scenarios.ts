@@ -3,7 +3,7 @@
 // the order reversed every round (A B C, C B A, ...), so drift of the machine falls on all targets
 // alike and every ratio between two rows comes from the same stretch of time. Every phase is
 // bounded in calls and in time, and so is every warm-up.
-import { cpuTimeMs } from './cpu-time.js';
+import { cpuTimeMs, machineBusyMs } from './cpu-time.js';
 import type { Comparison } from './figures.js';
 import { combine, runWorkers, type ClientGroup, type LoadGenerator, type MeasuredProcess, type PhaseResult } from './load.js';
 import type { Operation } from './operations.js';
@@ -83,8 +83,9 @@ export async function compareTargets({ phase, load, operation, scenario, targets
 /**
  * The phase's result, with the CPU time of the processes that served it: the front (when there is
  * one), the upstream, and this process, whose share says how much of the two cores the load itself
- * took. CPU per call is the figure that survives a busy machine, and the upstream's is the
- * yardstick: what one MCP server spends on the same call.
+ * took; and the machine's, whose share says how much of them any process could use. CPU per call
+ * is the figure that survives a busy machine, and the upstream's is the yardstick: what one MCP
+ * server spends on the same call.
  */
 async function measured(target: Target, run: () => Promise<PhaseResult>): Promise<PhaseResult> {
   // Asked outside the CPU readings: the question costs the front a little CPU of its own.
@@ -92,6 +93,7 @@ async function measured(target: Target, run: () => Promise<PhaseResult>): Promis
   const read: [MeasuredProcess, () => number | undefined][] = [
     ['upstream', () => (target.upstreamPid === undefined ? undefined : cpuTimeMs(target.upstreamPid))],
     ['load', () => loadCpuMs()],
+    ['machine', machineBusyMs],
   ];
   if (target.frontPid !== undefined) read.push(['front', () => cpuTimeMs(target.frontPid!)]);
   const before = read.map(([, now]) => now());

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { summariseProfiles } from '../../bench/cpu-profile.js';
-import type { Comparison } from '../../bench/figures.js';
+import { figuresOf, type Comparison } from '../../bench/figures.js';
 import type { PhaseResult } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
-import { calibrationLines, rawFrontLines, tracingLines } from '../../bench/report.js';
+import { calibrationLines, comparisonTable, pipelineLines, rawFrontLines, tracingLines } from '../../bench/report.js';
 import { verdicts } from '../../bench/verdicts.js';
 
 /** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
@@ -113,6 +113,41 @@ describe('the tracing overhead lines', () => {
     expect(parseOptions([], 'x.json').targets).not.toContain('floor-raw');
     expect(parseOptions([], 'x.json').targets).not.toContain('min-proxy-raw');
     expect(parseOptions(['--target', 'gw-stdio-2025,gw-stdio-2025-traced'], 'x.json').targets).toEqual(['gw-stdio-2025', 'gw-stdio-2025-traced']);
+  });
+});
+
+describe('the machine\'s busy cores', () => {
+  it('are its busy CPU time over the phase\'s wall time, printed beside the calls/s', () => {
+    // 1,000 calls in 100 ms, while the machine's CPUs were busy 160 ms in all: 1.6 cores.
+    const phase = { ...result(1000, 5, 100), cpuMs: { front: 50, upstream: 30, load: 45, machine: 160 } };
+    expect(figuresOf(phase).coresBusy).toBeCloseTo(1.6);
+    expect(figuresOf(phase).cpuMsPerCall.machine).toBeCloseTo(0.16);
+    const [header, , row] = comparisonTable([comparison('echo', '50 concurrent', { 'gw-stdio-2025': phase })]).split('\n');
+    const cell = (title: string): string => row!.slice(0, header!.indexOf(title) + title.length).trim().split(/\s+/).at(-1)!;
+    expect(cell('calls/s')).toBe('10000');
+    expect(cell('cores busy')).toBe('1.60');
+  });
+
+  it('split a proxy\'s share of the floor\'s calls/s into the cores it kept busy and the CPU it spent per call', () => {
+    // The floor: 2,000 calls in 100 ms on 1.8 cores (90 us of the machine's CPU per call); the
+    // gateway: 1,000 calls on 1.5 cores (150 us per call), 50% = 83.3% x 60.0%.
+    const lines = pipelineLines([
+      comparison('echo', '50 concurrent', {
+        floor: { ...result(2000, 2, 100), cpuMs: { upstream: 80, load: 90, machine: 180 } },
+        'gw-stdio-2025': { ...result(1000, 5, 100), cpuMs: { front: 70, upstream: 35, load: 40, machine: 150 } },
+        'mcp-proxy': { ...result(200, 25, 100), cpuMs: { front: 100, machine: 150 } },
+      }),
+      comparison('tools/list', '50 concurrent', { 'tools-list-1': { ...result(500, 5, 100), cpuMs: { machine: 150 } } }),
+    ]);
+    expect(lines).toEqual([
+      "share of the floor's calls/s, echo light 50 concurrent, as busy cores x machine CPU per call:",
+      '  gw-stdio-2025 50.0% = cores 1.50 of 1.80 (83.3%) x CPU 90 of 150 us per call (60.0%)',
+    ]);
+  });
+
+  it('are left blank where the machine\'s CPU time could not be read', () => {
+    const phase = { ...result(1000, 5, 100), cpuMs: { front: 50 } };
+    expect(figuresOf(phase).coresBusy).toBeUndefined();
   });
 });
 
