@@ -27,7 +27,7 @@ export interface Figures {
    * How many CPUs the machine kept busy on average during the phase, whatever ran on them; absent
    * without /proc/stat. On two cores a front and its upstream and load, three processes that wait
    * on each other, leave part of the second idle (README, Benchmark): the front's calls/s is this
-   * over the sum of the CPU per call, not two cores over it.
+   * over the machine's CPU per call (nearly all of it the three's), not two cores over it.
    */
   readonly coresBusy?: number;
   /**
