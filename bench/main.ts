@@ -95,7 +95,7 @@ async function main(opts: Options): Promise<number> {
     'Every front (gateway, mcp-proxy, min-proxy) has a full GC after its first warm-up, as a process that has run a while has,',
     'then the warm-up again.',
   ];
-  const pipeline = pipelineLines(comparisons.filter(({ load, scenario }) => load === 'light' && scenario === '50 concurrent'));
+  const pipeline = pipelineLines(comparisons);
   if (pipeline.length > 0) out.push('', ...pipeline);
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);

@@ -4,7 +4,7 @@ import { figuresOf, type Comparison, type Figures } from './figures.js';
 import type { SessionsResult } from './idle-sessions.js';
 import type { Machine } from './machine.js';
 import type { ScaleStartup } from './scale-tools-list.js';
-import type { Verdict } from './verdicts.js';
+import { CONCURRENT, type Verdict } from './verdicts.js';
 
 export function machineLines(startedAt: Date, host: Machine): string[] {
   return [
@@ -144,23 +144,24 @@ export function rawFrontLines(comparisons: readonly Comparison[]): string[] {
 }
 
 /**
- * Where each proxy's share of the floor's calls/s goes, for each scenario with the floor: calls/s is
+ * Where each proxy's share of the floor's calls/s goes, in the scenario (a) is judged by: calls/s is
  * the cores the machine kept busy over the machine's CPU per call, so the share is the product of
  * two ratios, the cores its processes could keep busy against the floor's (three processes that
  * wait on each other against two) and the CPU per call the floor spends against its. The first is
  * the pipeline's, the second what the front's own cost adds up to; (a) is judged on the product.
  */
 export function pipelineLines(comparisons: readonly Comparison[]): string[] {
-  return comparisons.flatMap(({ phase, load, scenario, results }) => {
+  const judged = comparisons.filter(({ load, scenario }) => load === 'light' && scenario === CONCURRENT);
+  return judged.flatMap(({ phase, load, scenario, results }) => {
     const floor = figuresOfTarget(results, 'floor');
     if (floor?.coresBusy === undefined || floor.cpuMsPerCall.machine === undefined) return [];
     const floorCores = floor.coresBusy;
     const floorCpu = floor.cpuMsPerCall.machine;
-    const proxies = results.flatMap(({ target }) => {
-      if (!/^(gw-stdio|gw-redis|min-proxy)(-2025|-2026)?$/.test(target.name)) return [];
-      const proxy = figuresOfTarget(results, target.name);
-      const cpu = proxy?.cpuMsPerCall.machine;
-      if (proxy?.coresBusy === undefined || cpu === undefined) return [];
+    const proxies = results.flatMap(({ target, result }) => {
+      if (!/^(gw-stdio|gw-redis|min-proxy)(-2025|-2026)?$/.test(target.name) || result.samples.length === 0) return [];
+      const proxy = figuresOf(result);
+      const cpu = proxy.cpuMsPerCall.machine;
+      if (proxy.coresBusy === undefined || cpu === undefined) return [];
       return [
         `${target.name} ${percent(proxy.callsPerSecond / floor.callsPerSecond)} = cores ${proxy.coresBusy.toFixed(2)} of ${floorCores.toFixed(2)} (${percent(proxy.coresBusy / floorCores)}) ` +
           `x CPU ${(floorCpu * 1000).toFixed(0)} of ${(cpu * 1000).toFixed(0)} us per call (${percent(floorCpu / cpu)})`,

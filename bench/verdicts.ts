@@ -21,7 +21,8 @@ export interface VerdictInputs {
   readonly sessions: readonly SessionsResult[];
 }
 
-const CONCURRENT = '50 concurrent';
+/** The scenario whose throughput issue 10 judges (a), (c) and (d) by. */
+export const CONCURRENT = '50 concurrent';
 const SEQUENTIAL = 'sequential';
 
 export function verdicts({ comparisons, sessions }: VerdictInputs): Verdict[] {

@@ -138,6 +138,11 @@ describe('the machine\'s busy cores', () => {
         'mcp-proxy': { ...result(200, 25, 100), cpuMs: { front: 100, machine: 150 } },
       }),
       comparison('tools/list', '50 concurrent', { 'tools-list-1': { ...result(500, 5, 100), cpuMs: { machine: 150 } } }),
+      // One call at a time the machine's 10 ms ticks are too coarse for a split: not printed.
+      comparison('echo', 'sequential', {
+        floor: { ...result(100, 0.2, 20), cpuMs: { machine: 20 } },
+        'gw-stdio-2025': { ...result(100, 0.5, 50), cpuMs: { machine: 50 } },
+      }),
     ]);
     expect(lines).toEqual([
       "share of the floor's calls/s, echo light 50 concurrent, as busy cores x machine CPU per call:",
@@ -148,6 +153,9 @@ describe('the machine\'s busy cores', () => {
   it('are left blank where the machine\'s CPU time could not be read', () => {
     const phase = { ...result(1000, 5, 100), cpuMs: { front: 50 } };
     expect(figuresOf(phase).coresBusy).toBeUndefined();
+    const [header, , row] = comparisonTable([comparison('echo', '50 concurrent', { 'gw-stdio-2025': phase })]).split('\n');
+    // The cell under "cores busy" holds spaces only; the front's CPU follows it.
+    expect(row!.slice(header!.indexOf('cores busy'), header!.indexOf('cores busy') + 'cores busy'.length).trim()).toBe('');
   });
 });
 
