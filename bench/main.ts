@@ -22,7 +22,7 @@ import { gatewayLogProblems } from './logs.js';
 import { machine, sourceRevision } from './machine.js';
 import { parseOptions, USAGE, type Options } from './options.js';
 import { removeRunDir, runDir, stopAll, stopAllOnSignals } from './processes.js';
-import { calibrationLines, comparisonTable, failureLines, machineLines, pipelineLines, rawFrontLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
+import { calibrationLines, comparisonTable, eraLines, failureLines, machineLines, pipelineLines, rawFrontLines, sessionsTable, startupLines, tracingLines, verdictTable } from './report.js';
 import { readResults, toDocument, writeResults } from './results-json.js';
 import { scaleToolsList, type ScaleStartup } from './scale-tools-list.js';
 import type { RoundHooks } from './scenarios.js';
@@ -97,6 +97,8 @@ async function main(opts: Options): Promise<number> {
   ];
   const pipeline = pipelineLines(comparisons);
   if (pipeline.length > 0) out.push('', ...pipeline);
+  const eras = eraLines(comparisons);
+  if (eras.length > 0) out.push('', ...eras);
   const tracing = tracingLines(comparisons);
   if (tracing.length > 0) out.push('', ...tracing);
   const calibration = calibrationLines(comparisons);

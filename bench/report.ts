@@ -171,6 +171,43 @@ export function pipelineLines(comparisons: readonly Comparison[]): string[] {
   });
 }
 
+/** Each front asked in both eras: its 2025 target and its 2026 one, as (c)'s era half pairs them. */
+const ERA_PAIRS: readonly (readonly [string, string])[] = [
+  ['floor', 'floor-2026'],
+  ['min-proxy', 'min-proxy-2026'],
+  ['gw-stdio-2025', 'gw-stdio-2026'],
+  ['gw-redis-2025', 'gw-redis-2026'],
+  ['gw-http-2025', 'gw-http-2026'],
+];
+
+/**
+ * (c)'s era half split as the share of the floor is (pipelineLines): a front's 2026 calls/s over its
+ * 2025 calls/s is the ratio of the cores kept busy times the inverse ratio of the machine's CPU per
+ * call, and the CPU per call's difference is shown process by process. Both eras of a front are one
+ * process, so its own difference is what the 2026 path costs it; the load's is what the bigger 2026
+ * messages (the envelope, three more headers, resultType and serverInfo) cost the client.
+ */
+export function eraLines(comparisons: readonly Comparison[]): string[] {
+  const judged = comparisons.filter(({ load, scenario }) => load === 'light' && scenario === CONCURRENT);
+  return judged.flatMap(({ phase, load, scenario, results }) => {
+    const pairs = ERA_PAIRS.flatMap(([older, newer]) => {
+      const [legacy, modern] = [figuresOfTarget(results, older), figuresOfTarget(results, newer)];
+      if (!legacy || !modern || legacy.coresBusy === undefined || modern.coresBusy === undefined) return [];
+      const [legacyCpu, modernCpu] = [legacy.cpuMsPerCall.machine, modern.cpuMsPerCall.machine];
+      if (legacyCpu === undefined || modernCpu === undefined) return [];
+      const differences = (['front', 'upstream', 'load'] as const).flatMap((process) => {
+        const [before, after] = [legacy.cpuMsPerCall[process], modern.cpuMsPerCall[process]];
+        return before === undefined || after === undefined ? [] : [`${process} ${signedUs(after - before)}`];
+      });
+      return [
+        `${newer} vs ${older} ${percent(modern.callsPerSecond / legacy.callsPerSecond)} = cores ${percent(modern.coresBusy / legacy.coresBusy)} ` +
+          `x CPU ${(legacyCpu * 1000).toFixed(0)} of ${(modernCpu * 1000).toFixed(0)} us per call (${percent(legacyCpu / modernCpu)}; ${differences.join(', ')})`,
+      ];
+    });
+    return pairs.length === 0 ? [] : [`2026 against 2025 calls/s, ${phase} ${load} ${scenario}, as busy cores x machine CPU per call (and what 2026 adds per call, by process):`, ...pairs.map((line) => `  ${line}`)];
+  });
+}
+
 /** The figures of the target called `name` in one comparison; undefined when it did not run or answered nothing. */
 function figuresOfTarget(results: Comparison['results'], name: string): Figures | undefined {
   const result = results.find(({ target }) => target.name === name)?.result;
@@ -188,6 +225,8 @@ const ms = (value: number): string => value.toFixed(2);
 const rate = (value: number): string => value.toFixed(0);
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(2)} KB`;
 const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)}%`;
+/** Microseconds from milliseconds, always signed: a difference. */
+const signedUs = (msValue: number): string => `${msValue >= 0 ? '+' : ''}${(msValue * 1000).toFixed(1)} us`;
 const change = (ratio: number): string => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
 /** Blank where the process's CPU time could not be read (no /proc) or there is no such process. */
 const cpuMs = (value: Figures['cpuMsPerCall'][keyof Figures['cpuMsPerCall']]): string => (value === undefined ? '' : ms(value));

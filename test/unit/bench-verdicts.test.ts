@@ -9,7 +9,7 @@ import { summariseProfiles } from '../../bench/cpu-profile.js';
 import { figuresOf, type Comparison } from '../../bench/figures.js';
 import type { PhaseResult } from '../../bench/load.js';
 import { parseOptions } from '../../bench/options.js';
-import { calibrationLines, comparisonTable, pipelineLines, rawFrontLines, tracingLines } from '../../bench/report.js';
+import { calibrationLines, comparisonTable, eraLines, pipelineLines, rawFrontLines, tracingLines } from '../../bench/report.js';
 import { verdicts } from '../../bench/verdicts.js';
 
 /** A phase result of `calls` calls of `latencyMs` each, taking `elapsedMs` in all. */
@@ -147,6 +147,30 @@ describe('the machine\'s busy cores', () => {
     expect(lines).toEqual([
       "share of the floor's calls/s, echo light 50 concurrent, as busy cores x machine CPU per call:",
       '  gw-stdio-2025 50.0% = cores 1.50 of 1.80 (83.3%) x CPU 90 of 150 us per call (60.0%)',
+    ]);
+  });
+
+  it('split a front\'s 2026 calls/s against its 2025 calls/s the same way, with what 2026 adds per call by process', () => {
+    // The gateway: 1,000 calls in 100 ms on 1.5 cores in 2025 (150 us per call), 900 on 1.44 in
+    // 2026 (160 us): 90% = 96% x 93.75%, of which the front +2 us, server-everything +1, the load +5.
+    const lines = eraLines([
+      comparison('echo', '50 concurrent', {
+        floor: { ...result(2000, 2, 100), cpuMs: { upstream: 80, load: 90, machine: 180 } },
+        'floor-2026': { ...result(1800, 2, 100), cpuMs: { upstream: 81, load: 90, machine: 180 } },
+        'gw-stdio-2025': { ...result(1000, 5, 100), cpuMs: { front: 50, upstream: 30, load: 40, machine: 150 } },
+        'gw-stdio-2026': { ...result(900, 5, 100), cpuMs: { front: 46.8, upstream: 27.9, load: 40.5, machine: 144 } },
+        // One era alone: no pair, no line.
+        'gw-redis-2025': { ...result(1000, 5, 100), cpuMs: { front: 50, machine: 150 } },
+      }),
+      comparison('echo', 'sequential', {
+        'gw-stdio-2025': { ...result(100, 0.5, 50), cpuMs: { machine: 50 } },
+        'gw-stdio-2026': { ...result(100, 0.5, 50), cpuMs: { machine: 50 } },
+      }),
+    ]);
+    expect(lines).toEqual([
+      '2026 against 2025 calls/s, echo light 50 concurrent, as busy cores x machine CPU per call (and what 2026 adds per call, by process):',
+      '  floor-2026 vs floor 90.0% = cores 100.0% x CPU 90 of 100 us per call (90.0%; upstream +5.0 us, load +5.0 us)',
+      '  gw-stdio-2026 vs gw-stdio-2025 90.0% = cores 96.0% x CPU 150 of 160 us per call (93.8%; front +2.0 us, upstream +1.0 us, load +5.0 us)',
     ]);
   });
 
