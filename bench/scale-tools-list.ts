@@ -1,9 +1,12 @@
 // Scale rows, part one: tools/list through the gateway with 1, 10 and 100 upstreams of 50 tools
 // each (test/fixtures/many-tools.mjs over stdio). The merged, filtered view should be built once
-// per catalogue change, so a list with 100 upstreams should cost about what one with 1 does (the
-// page is at most 100 tools either way). The three gateways run side by side so their rows are
-// measured in interleaved rounds like every other comparison; 100 stdio servers start on two
-// cores once, with a bound, and the time that took is reported.
+// per catalogue change, so a list with 100 upstreams should cost the gateway about what one with 1
+// does. The answers are not the same size: one upstream's list is its 50 tools, and 10 or 100
+// upstreams' first page is 100 tools (the page size), twice the bytes for the client to read,
+// which its calls/s include (verdicts.ts judges the gateway's CPU per call too). The three
+// gateways run side by side so their rows are measured in interleaved rounds like every other
+// comparison; 100 stdio servers start on two cores once, with a bound, and the time that took is
+// reported.
 import { fileURLToPath } from 'node:url';
 
 import type { Comparison } from './figures.js';

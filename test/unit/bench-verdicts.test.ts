@@ -49,6 +49,20 @@ describe('the bench verdicts', () => {
     expect(byEra.get('min-proxy-2026 vs min-proxy: throughput at 50 in flight')).toMatchObject({ id: 'ref', value: '102.0%', pass: true });
   });
 
+  it('judges tools/list with 100 upstreams against 1 by the client\'s calls/s and by the gateway\'s own CPU per call', () => {
+    // The 100-upstream answer is a page of 100 tools against one upstream's 50: the client's calls/s
+    // fall by more than the gateway's CPU per call rises.
+    const lists = [
+      comparison('tools/list', '50 concurrent', {
+        'tools-list-1': { ...result(600, 8, 100), cpuMs: { front: 90 } },
+        'tools-list-100': { ...result(350, 14, 100), cpuMs: { front: 63 } },
+      }),
+    ];
+    const byList = new Map(verdicts({ comparisons: lists, sessions: [] }).map((v) => [v.what, v]));
+    expect(byList.get('tools/list, 1 upstream vs 100: throughput at 50 in flight')).toMatchObject({ id: 'e', value: '1.71x', pass: false });
+    expect(byList.get('tools/list, 100 upstreams vs 1: gateway CPU per call at 50 in flight')).toMatchObject({ id: 'e', goal: '<= 1.5x', value: '1.20x', pass: true });
+  });
+
   it('says n/a, not FAIL, for a figure the run did not take', () => {
     const verdict = byWhat.get('gw-http-2025 vs http-direct: throughput at 50 in flight')!;
     expect(verdict.value).toBe('n/a');
