@@ -5,4 +5,8 @@
 // --single-threaded-gc: V8 collects garbage on the main thread instead of waking helper threads for
 // every young-generation collection; with a small heap on a core or two the helpers cost more than
 // they save (README, Benchmark). Node refuses it in NODE_OPTIONS, so it is on each command line.
-export const SHIPPED_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
+//
+// --lazy-new-space-shrinking: V8 otherwise shrinks the young generation and gives its pages back
+// whenever it has allocated less than ~1 MB/s over the last few seconds, so the first calls after
+// a quiet spell fault those pages in again and collect more often (README, Benchmark: GC regimes).
+export const SHIPPED_NODE_FLAGS: readonly string[] = ['--single-threaded-gc', '--lazy-new-space-shrinking'];
