@@ -1,8 +1,8 @@
 // Exchanged tokens shared by the replicas: a caller whose requests a load balancer spreads over
 // them is exchanged once per renewal, not once per replica.
 //
-// Layout: {prefix}credential:{sha256 hex of the cache key}, a string with PX = time until the token
-// is due. The cache key names the caller (exchange-source.ts makes it); hashed, no key shows who
+// Layout: {prefix}credential:{sha256 hex of the cache key}, a string that expires (PXAT) when the
+// token is due. The cache key names the caller (exchange-source.ts makes it); hashed, no key shows who
 // uses the gateway. The value is token-sealing.ts's seal of {t: token, e: due}, bound to the Redis
 // key: one that does not open (another credentialKey, tampering, a value moved between keys) is a
 // miss, and the caller gets a fresh exchange rather than an error.
@@ -57,11 +57,12 @@ export class RedisTokenCache implements TokenCache {
   }
 
   async set(key: string, token: string, expiresAt: number): Promise<void> {
-    const ttlMs = Math.floor(expiresAt - this.#now());
-    if (ttlMs <= 0) return;
+    if (expiresAt <= this.#now()) return;
     const redisKey = this.#redisKey(key);
     const sealed = this.#sealer.seal(JSON.stringify({ t: token, e: expiresAt }), redisKey);
-    await this.#run('set', () => this.#redis.set(redisKey, sealed, 'PX', ttlMs));
+    // The due time itself (PXAT, Redis 6.2, as GETEX for sessions), not a TTL counted before the
+    // seal and the round trip: the entry never outlives its token, however long those took.
+    await this.#run('set', () => this.#redis.set(redisKey, sealed, 'PXAT', Math.floor(expiresAt)));
   }
 
   async close(): Promise<void> {
