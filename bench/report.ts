@@ -4,6 +4,7 @@ import { figuresOf, type Comparison, type Figures } from './figures.js';
 import type { SessionsResult } from './idle-sessions.js';
 import type { Machine } from './machine.js';
 import type { ScaleStartup } from './scale-tools-list.js';
+import { TARGET_SPECS, type TargetName, type TargetSpec } from './targets.js';
 import { CONCURRENT, type Verdict } from './verdicts.js';
 
 export function machineLines(startedAt: Date, host: Machine): string[] {
@@ -151,13 +152,12 @@ export function rawFrontLines(comparisons: readonly Comparison[]): string[] {
  * the pipeline's, the second what the front's own cost adds up to; (a) is judged on the product.
  */
 export function pipelineLines(comparisons: readonly Comparison[]): string[] {
-  const judged = comparisons.filter(({ load, scenario }) => load === 'light' && scenario === CONCURRENT);
-  return judged.flatMap(({ phase, load, scenario, results }) => {
+  return judgedLines(comparisons, "share of the floor's calls/s", 'as busy cores x machine CPU per call', (results) => {
     const floor = figuresOfTarget(results, 'floor');
     if (floor?.coresBusy === undefined || floor.cpuMsPerCall.machine === undefined) return [];
     const floorCores = floor.coresBusy;
     const floorCpu = floor.cpuMsPerCall.machine;
-    const proxies = results.flatMap(({ target, result }) => {
+    return results.flatMap(({ target, result }) => {
       if (!/^(gw-stdio|gw-redis|min-proxy)(-2025|-2026)?$/.test(target.name) || result.samples.length === 0) return [];
       const proxy = figuresOf(result);
       const cpu = proxy.cpuMsPerCall.machine;
@@ -167,18 +167,8 @@ export function pipelineLines(comparisons: readonly Comparison[]): string[] {
           `x CPU ${(floorCpu * 1000).toFixed(0)} of ${(cpu * 1000).toFixed(0)} us per call (${percent(floorCpu / cpu)})`,
       ];
     });
-    return proxies.length === 0 ? [] : [`share of the floor's calls/s, ${phase} ${load} ${scenario}, as busy cores x machine CPU per call:`, ...proxies.map((line) => `  ${line}`)];
   });
 }
-
-/** Each front asked in both eras: its 2025 target and its 2026 one, as (c)'s era half pairs them. */
-const ERA_PAIRS: readonly (readonly [string, string])[] = [
-  ['floor', 'floor-2026'],
-  ['min-proxy', 'min-proxy-2026'],
-  ['gw-stdio-2025', 'gw-stdio-2026'],
-  ['gw-redis-2025', 'gw-redis-2026'],
-  ['gw-http-2025', 'gw-http-2026'],
-];
 
 /**
  * (c)'s era half split as the share of the floor is (pipelineLines): a front's 2026 calls/s over its
@@ -188,9 +178,8 @@ const ERA_PAIRS: readonly (readonly [string, string])[] = [
  * messages (the envelope, three more headers, resultType and serverInfo) cost the client.
  */
 export function eraLines(comparisons: readonly Comparison[]): string[] {
-  const judged = comparisons.filter(({ load, scenario }) => load === 'light' && scenario === CONCURRENT);
-  return judged.flatMap(({ phase, load, scenario, results }) => {
-    const pairs = ERA_PAIRS.flatMap(([older, newer]) => {
+  return judgedLines(comparisons, '2026 against 2025 calls/s', 'as busy cores x machine CPU per call (and what 2026 adds per call, by process)', (results) =>
+    eraPairs(results).flatMap(([older, newer]) => {
       const [legacy, modern] = [figuresOfTarget(results, older), figuresOfTarget(results, newer)];
       if (!legacy || !modern || legacy.coresBusy === undefined || modern.coresBusy === undefined) return [];
       const [legacyCpu, modernCpu] = [legacy.cpuMsPerCall.machine, modern.cpuMsPerCall.machine];
@@ -203,9 +192,38 @@ export function eraLines(comparisons: readonly Comparison[]): string[] {
         `${newer} vs ${older} ${percent(modern.callsPerSecond / legacy.callsPerSecond)} = cores ${percent(modern.coresBusy / legacy.coresBusy)} ` +
           `x CPU ${(legacyCpu * 1000).toFixed(0)} of ${(modernCpu * 1000).toFixed(0)} us per call (${percent(legacyCpu / modernCpu)}; ${differences.join(', ')})`,
       ];
+    }),
+  );
+}
+
+/**
+ * The 2025 and 2026 targets of one process among `results` ([2025 name, 2026 name]), as targets.ts
+ * pairs them: two targets of one stack part, one per era.
+ */
+function eraPairs(results: Comparison['results']): (readonly [string, string])[] {
+  const specOf = (name: string): TargetSpec | undefined => (Object.hasOwn(TARGET_SPECS, name) ? TARGET_SPECS[name as TargetName] : undefined);
+  return results.flatMap(({ target }) => {
+    const modern = specOf(target.name);
+    if (modern?.era !== '2026') return [];
+    const legacy = results.find((other) => {
+      const spec = specOf(other.target.name);
+      return spec?.part === modern.part && spec.era === '2025';
     });
-    return pairs.length === 0 ? [] : [`2026 against 2025 calls/s, ${phase} ${load} ${scenario}, as busy cores x machine CPU per call (and what 2026 adds per call, by process):`, ...pairs.map((line) => `  ${line}`)];
+    return legacy ? [[legacy.target.name, target.name] as const] : [];
   });
+}
+
+/**
+ * The lines `linesOf` makes of each phase issue 10 judges throughput by (the light load at 50 in
+ * flight), under a title naming the phase; nothing for a phase without any.
+ */
+function judgedLines(comparisons: readonly Comparison[], title: string, how: string, linesOf: (results: Comparison['results']) => string[]): string[] {
+  return comparisons
+    .filter(({ load, scenario }) => load === 'light' && scenario === CONCURRENT)
+    .flatMap(({ phase, load, scenario, results }) => {
+      const lines = linesOf(results);
+      return lines.length === 0 ? [] : [`${title}, ${phase} ${load} ${scenario}, ${how}:`, ...lines.map((line) => `  ${line}`)];
+    });
 }
 
 /** The figures of the target called `name` in one comparison; undefined when it did not run or answered nothing. */
