@@ -42,6 +42,7 @@ export function summariseProfiles(files: readonly string[], top = 25): string {
   const ownFunctions = new Map<string, number>();
   let busyUs = 0;
   let idleUs = 0;
+  let samples = 0;
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
     const ownerOf = owners(profile);
@@ -51,6 +52,7 @@ export function summariseProfiles(files: readonly string[], top = 25): string {
       const node = nodeById.get(profile.samples[i]!);
       const durationUs = Math.max(0, profile.timeDeltas[i + 1] ?? 0);
       if (node === undefined) continue;
+      samples += 1;
       const frame = node.callFrame;
       if (frame.functionName === IDLE) {
         idleUs += durationUs;
@@ -68,7 +70,8 @@ export function summariseProfiles(files: readonly string[], top = 25): string {
 
   const lines = [
     `profile: ${files.length} file(s), ${files[0] ?? ''}${files.length > 1 ? ' ...' : ''}`,
-    `busy ${(busyUs / 1000).toFixed(0)} ms, idle ${(idleUs / 1000).toFixed(0)} ms; shares below are of busy time`,
+    // The count says how fine the shares are: an item of one sample in a thousand is noise.
+    `busy ${(busyUs / 1000).toFixed(0)} ms, idle ${(idleUs / 1000).toFixed(0)} ms, ${samples} samples; shares below are of busy time`,
     '',
     'self time by package:',
     ...ranked(byPackage, busyUs, 15),

@@ -217,5 +217,6 @@ describe('the profile summary', () => {
     expect(summary).toMatch(/100\.0%\s+3 ms\s+native code/);
     expect(summary).toMatch(/100\.0%\s+3 ms\s+sonic-boom/);
     expect(summary).toContain('writeString  (native, for sonic-boom)');
+    expect(summary).toContain('4 samples');
   });
 });
