@@ -4,7 +4,7 @@ import { figuresOf, type Comparison, type Figures } from './figures.js';
 import type { SessionsResult } from './idle-sessions.js';
 import type { Machine } from './machine.js';
 import type { ScaleStartup } from './scale-tools-list.js';
-import { TARGET_SPECS, type TargetName, type TargetSpec } from './targets.js';
+import { TARGET_SPECS, type StackPart, type TargetName, type TargetSpec } from './targets.js';
 import { CONCURRENT, type Verdict } from './verdicts.js';
 
 export function machineLines(startedAt: Date, host: Machine): string[] {
@@ -158,7 +158,8 @@ export function pipelineLines(comparisons: readonly Comparison[]): string[] {
     const floorCores = floor.coresBusy;
     const floorCpu = floor.cpuMsPerCall.machine;
     return results.flatMap(({ target, result }) => {
-      if (!/^(gw-stdio|gw-redis|min-proxy)(-2025|-2026)?$/.test(target.name) || result.samples.length === 0) return [];
+      const part = specOf(target.name)?.part;
+      if (part === undefined || !FLOOR_SHARE_PARTS.has(part) || result.samples.length === 0) return [];
       const proxy = figuresOf(result);
       const cpu = proxy.cpuMsPerCall.machine;
       if (proxy.coresBusy === undefined || cpu === undefined) return [];
@@ -201,7 +202,6 @@ export function eraLines(comparisons: readonly Comparison[]): string[] {
  * pairs them: two targets of one stack part, one per era.
  */
 function eraPairs(results: Comparison['results']): (readonly [string, string])[] {
-  const specOf = (name: string): TargetSpec | undefined => (Object.hasOwn(TARGET_SPECS, name) ? TARGET_SPECS[name as TargetName] : undefined);
   return results.flatMap(({ target }) => {
     const modern = specOf(target.name);
     if (modern?.era !== '2026') return [];
@@ -224,6 +224,14 @@ function judgedLines(comparisons: readonly Comparison[], title: string, how: str
       const lines = linesOf(results);
       return lines.length === 0 ? [] : [`${title}, ${phase} ${load} ${scenario}, ${how}:`, ...lines.map((line) => `  ${line}`)];
     });
+}
+
+/** The proxies of a stdio server whose share of the floor (a) judges, and the reference proxy's, by stack part. */
+const FLOOR_SHARE_PARTS: ReadonlySet<StackPart> = new Set(['gw-stdio', 'gw-redis', 'min-proxy']);
+
+/** A result's target as targets.ts describes it; undefined for a name it does not know (the scale rows'). */
+function specOf(name: string): TargetSpec | undefined {
+  return Object.hasOwn(TARGET_SPECS, name) ? TARGET_SPECS[name as TargetName] : undefined;
 }
 
 /** The figures of the target called `name` in one comparison; undefined when it did not run or answered nothing. */
