@@ -8,8 +8,8 @@
 // built), or this checkout with --node-arg to weigh a Node option, or with --node to weigh another
 // Node (the image's runtime against the machine's). Each gateway is warmed up and has a full GC,
 // as in the bench (a fresh one spends several times its steady cost per call in its first
-// thousands of calls, and its first full collection changes its GC for good: README, "GC
-// regimes"), and each pair's verdict is the median of its rounds' paired ratios, which one slow
+// thousands of calls, and its first full collection changes its GC for good: README.md here,
+// "GC regimes"), and each pair's verdict is the median of its rounds' paired ratios, which one slow
 // stretch of the machine moves less than it moves the totals. Pairs (--pairs, fresh processes
 // each): the verdict is the median over pairs, every other pair started in the other order.
 import { existsSync } from 'node:fs';

@@ -6,7 +6,7 @@
 // HTTP/1.1 requests framed by Content-Length, and closes the connection on anything else. It has
 // none of what a server facing real clients needs (chunked bodies, Expect, limits and timeouts
 // against slow or hostile peers, smuggling checks), which is why the gateway does not serve from
-// one: see the README's Benchmark section.
+// one: see README.md here, the `node:http` bullet.
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 

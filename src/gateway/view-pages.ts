@@ -2,7 +2,7 @@
 // caller of a view gets the same page objects, whose JSON is joined once from their items' texts,
 // each made once, and kept as bytes (protocol/json-text.ts). A tools/list then costs a lookup, not a
 // serialization of up to a hundred tools, and what it costs no longer grows with the catalogue
-// (README, Benchmark: tools/list with 1, 10 and 100 upstreams).
+// (bench/README.md: a page of `tools/list`, serialized on every call).
 import { memoizedJson, presetJson } from '../protocol/json-text.js';
 import type { JsonObject } from './json.js';
 import { pageAt, pageOffset } from './pagination.js';

@@ -11,7 +11,8 @@
 // request's signal closes: how 2026 cancels. The SDK's transport combines each such signal with a
 // long-lived one of its own (AbortSignal.any), and Node 20 keeps every combined signal referenced
 // from the long-lived one for the connection's life: ~0.8 KB per call that never came back
-// (README, "Soak"). Here a request's signal is its own.
+// (bench/README.md: memory kept per call on the way to a 2026 HTTP upstream). Here a request's
+// signal is its own.
 import { getGlobalDispatcher, request, type Dispatcher } from 'undici';
 import { SdkError, SdkErrorCode, SdkHttpError, type JSONRPCMessage, type JSONRPCRequest, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client';
 import { deliverJson, headerValue, lowerCased, mediaType, readEventStream, type MessageSink, type ResponseBody } from './http-body.js';

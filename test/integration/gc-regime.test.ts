@@ -2,7 +2,7 @@
 // keeps its young collections cheap: they promote about as little as a fresh process's do. Before the
 // maps of requests in flight were TransientMaps, the first full collection made every request's
 // objects survive and get promoted from then on, 2-4 KB per call, for the rest of the process's life
-// (README, "GC regimes"; src/support/transient-map.ts). This holds the gateway, as it ships
+// (bench/README.md, "GC regimes"; src/support/transient-map.ts). This holds the gateway, as it ships
 // (dist/, --single-threaded-gc), to that, on either era's path from client to upstream: a new plain
 // Map of requests in flight fails it, and so did the client SDK's protocol layer on the path to a
 // 2026-07-28 upstream (lean-requests.ts). Also as the bench runs it, with sessions in Redis and an
