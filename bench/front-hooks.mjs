@@ -15,7 +15,8 @@ import { runInNewContext } from 'node:vm';
 // Every GC pause of this process since it started: the bench reads the totals around each round.
 // With the gateway's --single-threaded-gc every collection runs on the main thread, so the pauses
 // are the CPU time its GC took. A process can run for its whole life with its GC taking 3% of its
-// time or 15% (README.md here, "GC regimes"), and the rounds' CPU per call alone does not say which.
+// time or 15% (README.md here, "GC regimes"), and the rounds' CPU per call alone does not say
+// which.
 const gcPauses = { ms: 0, major: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -80,7 +81,8 @@ const commands = {
   },
   /**
    * One full GC, as every process that has run a while has had: the bench's fronts get one after
-   * their warm-up, so that a run does not measure a fresh process's GC (README.md here, "GC regimes").
+   * their warm-up, so that a run does not measure a fresh process's GC (README.md here, "GC
+   * regimes").
    */
   async fullGc() {
     collectGarbage();
