@@ -57,8 +57,8 @@ export async function compareTargets({ phase, load, operation, scenario, targets
       await warmUp();
       // A process's first full collection can change how much its young collections promote from
       // then on, for as long as it runs (README.md here, "GC regimes"); one comes within minutes of
-      // steady traffic. Every front has had one before it is first measured, so that a run measures what a
-      // deployed process costs, and not, by chance, a fresh one. Then the warm-up again: the
+      // steady traffic. Every front has had one before it is first measured, so that a run measures
+      // what a deployed process costs, and not, by chance, a fresh one. Then the warm-up again: the
       // collection throws away some of the optimised code and caches the first one built.
       if (await target.control?.settle()) await warmUp();
     }
