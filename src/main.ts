@@ -32,6 +32,7 @@ import { startReloading, type ReloadSource } from './reload.js';
 import { UpstreamPool } from './upstream/pool.js';
 import { sessionUpstreamFactory } from './upstream/session-upstreams.js';
 import { SupervisedUpstream } from './upstream/supervised-upstream.js';
+import type { SuppliedTransports } from './upstream/supplied-transports.js';
 import { CredentialSources } from './credentials/sources.js';
 import { LazyTokenCache } from './credentials/lazy-token-cache.js';
 import { tokenExchangeSource } from './credentials/exchange-source.js';
@@ -59,9 +60,11 @@ export interface GatewayDeps {
   readonly reload?: ReloadSource;
   /** How long finished spans wait to be exported in a batch (the SDK's 5 s); tests make it short. */
   readonly traceExportDelayMs?: number;
+  /** Transports for some stdio upstreams, in place of their children: tests' in-memory servers. */
+  readonly upstreamTransports?: SuppliedTransports;
 }
 
-export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload, traceExportDelayMs }: GatewayDeps): Promise<RunningGateway> {
+export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload, traceExportDelayMs, upstreamTransports }: GatewayDeps): Promise<RunningGateway> {
   const startedAt = new Date();
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
@@ -83,7 +86,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   // An upstream's 401s are counted (switchboard_upstream_auth_challenges_total); none comes before
   // the metrics below exist, since every connection is made asynchronously.
   const onAuthChallenge = (server: string, status: number) => metrics.countAuthChallenge(server, status);
-  const upstreams = new UpstreamPool(config, logger, (name, server, log) => new SupervisedUpstream(name, server, log, { onAuthChallenge }));
+  const upstreams = new UpstreamPool(config, logger, (name, server, log) => new SupervisedUpstream(name, server, log, { onAuthChallenge, suppliedTransports: upstreamTransports }));
   const tokenCache = new LazyTokenCache(config, logger);
   const credentials = new CredentialSources({
     logger,

@@ -18,6 +18,7 @@ import { ConnectionChallenges, type ChallengeListener } from './challenges.js';
 import { probeHttpEra } from './http-probe.js';
 import { probeStdioEra } from './stdio-probe.js';
 import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
+import type { SuppliedTransports } from './supplied-transports.js';
 import type { CallerCredential, JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 
@@ -79,6 +80,8 @@ export interface OpenConnectionOptions {
   carried?: CarriedState;
   /** Told of each 401/403 challenge the upstream sends. */
   onAuthChallenge?: ChallengeListener;
+  /** A transport that code hands over in place of a stdio server's child (supplied-transports.ts). */
+  suppliedTransports?: SuppliedTransports;
   logger: Logger;
   handlers: ConnectionHandlers;
 }
@@ -86,6 +89,9 @@ export interface OpenConnectionOptions {
 export async function openConnection(options: OpenConnectionOptions): Promise<UpstreamConnection> {
   const { config } = options;
   if (isStdioUpstream(config)) {
+    // No sibling probe: the SDK's own negotiation on the connection finds the era.
+    const supplied = options.suppliedTransports?.(options.name);
+    if (supplied) return connectWith(options, 'stdio', () => supplied);
     const spec = stdioSpec(config, options.credential?.().env);
     const prior = await probeStdioEra(spec, GATEWAY_CLIENT_CAPABILITIES, STDIO_PROBE_TIMEOUT_MS);
     return connectWith(options, 'stdio', () => stdioTransport(options.name, spec, options.logger), prior);

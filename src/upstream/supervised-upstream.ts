@@ -11,6 +11,7 @@ import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
 import { UpstreamAuthChallengeError, UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
 import type { ChallengeListener } from './challenges.js';
+import type { SuppliedTransports } from './supplied-transports.js';
 import { DEFAULT_PING, startPinging, type PingOptions } from './health-check.js';
 import type {
   CallerCredential,
@@ -46,6 +47,8 @@ export interface SupervisionOptions {
   readonly credential?: () => CallerCredential;
   /** Told of each 401/403 challenge the upstream sends (a metric counts them). */
   readonly onAuthChallenge?: ChallengeListener;
+  /** Transports that code hands over in place of stdio children (supplied-transports.ts): tests' in-memory upstreams. */
+  readonly suppliedTransports?: SuppliedTransports;
 }
 
 export class SupervisedUpstream implements Upstream {
@@ -65,6 +68,7 @@ export class SupervisedUpstream implements Upstream {
   readonly #keepsUpstreamSession: boolean;
   readonly #credential: (() => CallerCredential) | undefined;
   readonly #onAuthChallenge: ChallengeListener | undefined;
+  readonly #suppliedTransports: SuppliedTransports | undefined;
   /** The last attempt refused the gateway's credentials: what requests meanwhile are told. */
   #refusal: UpstreamAuthChallengeError | undefined;
   readonly #logger: Logger;
@@ -92,6 +96,7 @@ export class SupervisedUpstream implements Upstream {
     this.#keepsUpstreamSession = options.keepsUpstreamSession === true;
     this.#credential = options.credential;
     this.#onAuthChallenge = options.onAuthChallenge;
+    this.#suppliedTransports = options.suppliedTransports;
     this.#failures = new ConsecutiveFailures(options.circuitThreshold ?? DEFAULT_CIRCUIT_THRESHOLD);
     this.#settled = new Promise((resolve) => (this.#markSettled = resolve));
   }
@@ -207,6 +212,7 @@ export class SupervisedUpstream implements Upstream {
         keepsUpstreamSession: this.#keepsUpstreamSession,
         ...(this.#credential && { credential: this.#credential }),
         ...(this.#onAuthChallenge && { onAuthChallenge: this.#onAuthChallenge }),
+        ...(this.#suppliedTransports && { suppliedTransports: this.#suppliedTransports }),
         carried: this.#carried.snapshot(),
         logger: this.#logger,
         handlers: {

@@ -8,6 +8,7 @@ import { loadConfig, parseConfigText } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { runGateway, type RunningGateway } from '../../src/main.js';
 import { createLogger } from '../../src/observe/logger.js';
+import type { SuppliedTransports } from '../../src/upstream/supplied-transports.js';
 import { uniqueKeyPrefix } from './redis.js';
 
 export interface TestGateway extends RunningGateway {
@@ -31,6 +32,8 @@ export interface TestGatewayOptions {
   readonly watchConfig?: boolean;
   /** How long finished spans wait before they are exported (the SDK's 5 s by default). */
   readonly traceExportDelayMs?: number;
+  /** Transports for some stdio upstreams, in place of their children (in-memory-upstream.ts). */
+  readonly upstreamTransports?: SuppliedTransports;
 }
 
 /**
@@ -69,6 +72,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
     ...(options.traceExportDelayMs !== undefined && { traceExportDelayMs: options.traceExportDelayMs }),
+    ...(options.upstreamTransports && { upstreamTransports: options.upstreamTransports }),
     ...(configFile !== undefined && {
       reload: { file: configFile, load: () => loadConfig(configFile, {}), ...(options.watchConfig === false && { watch: false }) },
     }),
