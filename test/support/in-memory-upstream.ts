@@ -31,7 +31,8 @@ export class InMemoryUpstreams {
     const [gatewaySide, serverSide] = InMemoryTransport.createLinkedPair();
     const server = factory();
     this.#live.set(name, server);
-    // Messages sent before the server is connected wait in the pair's queue, so no need to await.
+    // Messages sent before the server is connected wait in the pair's queue, so no need to await;
+    // a failure rethrown here is an unhandled rejection, which fails the test run loudly.
     server.connect(serverSide).catch((error: unknown) => {
       throw new Error(`in-memory upstream ${name} could not connect`, { cause: error });
     });
