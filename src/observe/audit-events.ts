@@ -36,7 +36,9 @@ const REQUEST_ID: AuditField = { meaning: 'The request id (`X-Request-Id`, given
 const CLIENT: AuditField = { meaning: 'The peer address of the connection.' };
 const HTTP_METHOD: AuditField = { meaning: 'The HTTP method of the refused request.' };
 const DETAIL_WHEN = 'there is more to say than `reason`';
-const HTTP_REASONS = ['missing-token', 'invalid-token', 'keys-unavailable', 'insufficient-scope', 'origin', 'host', 'rate-limit'];
+/** Why the access checks refused a request: the `reason` of its audit line (http/middleware/refusal.ts). */
+export const HTTP_REFUSAL_REASONS = ['missing-token', 'invalid-token', 'keys-unavailable', 'insufficient-scope', 'origin', 'host', 'rate-limit'] as const;
+export type HttpRefusalReason = (typeof HTTP_REFUSAL_REASONS)[number];
 
 /** Every line: pino's fields, `"audit": true` to select the trail, and the message. */
 export const AUDIT_COMMON_FIELDS: Readonly<Record<string, AuditField>> = {
@@ -88,7 +90,7 @@ export const AUDIT_LINES = {
       endpoint: ENDPOINT,
       httpMethod: HTTP_METHOD,
       outcome: { meaning: '`unauthenticated` (no usable token) or `denied` (a missing scope, a foreign Origin or Host, the rate limit).' },
-      reason: { meaning: `Why: ${codes(HTTP_REASONS)}.` },
+      reason: { meaning: `Why: ${codes(HTTP_REFUSAL_REASONS)}.` },
       detail: {
         meaning: 'What exactly was wrong, for the operator (the token\'s problem, the Origin or Host sent, the scope missing); never the token.',
         when: DETAIL_WHEN,
