@@ -7,7 +7,7 @@ import { AUDIT_COMMON_FIELDS, AUDIT_LINES, type AuditField, type AuditLineName }
 import { auditAdmin, auditObserver, auditRefusals, auditWithheldTools } from '../../src/observe/audit.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { generatedNotice, isMain, runGenerator, type GeneratedFiles } from './lib/generated-files.js';
-import { code, table } from './lib/markdown.js';
+import { code, headingSlug, table } from './lib/markdown.js';
 
 export const AUDIT_PAGE = 'docs/reference/audit-log.md';
 
@@ -86,7 +86,7 @@ export function auditPage(): string {
     'Lines about a request have `method` (the MCP request) or `httpMethod` (refused before it reached the',
     'gateway); the others have `event`: `tool-withheld` or `admin`. Fields appear in the order listed.',
     '',
-    ...kinds.map(([kind, line]) => `- [${line.title}](#${anchorOf(line.title)}): ${code(kind === 'request' ? 'method' : kind === 'httpRefusal' ? 'httpMethod' : `event: ${eventOf(kind)}`)}`),
+    ...kinds.map(([kind, line]) => `- [${line.title}](#${headingSlug(line.title)}): ${code(kind === 'request' ? 'method' : kind === 'httpRefusal' ? 'httpMethod' : `event: ${eventOf(kind)}`)}`),
     '',
     '## Fields of every line',
     '',
@@ -100,11 +100,6 @@ export function auditPage(): string {
 function eventOf(kind: AuditLineName): string {
   const event = (AUDIT_LINES[kind].fields as Readonly<Record<string, AuditField>>).event;
   return /`([^`]+)`/.exec(event?.meaning ?? '')?.[1] ?? '';
-}
-
-/** GitHub's anchor of a plain-text title (no markup in these). */
-function anchorOf(title: string): string {
-  return title.toLowerCase().replace(/[^\p{L}\p{N}_ -]/gu, '').replace(/ /g, '-');
 }
 
 export function generate(): GeneratedFiles {

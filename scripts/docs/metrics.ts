@@ -6,7 +6,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { METRIC_DOCS } from '../../src/observe/metric-docs.js';
 import { GatewayMetrics } from '../../src/observe/metrics.js';
 import { generatedNotice, isMain, runGenerator, type GeneratedFiles } from './lib/generated-files.js';
-import { code, table } from './lib/markdown.js';
+import { code, headingSlug, table } from './lib/markdown.js';
 
 export const METRICS_PAGE = 'docs/reference/metrics.md';
 
@@ -65,7 +65,7 @@ export function metricsPage(): string {
   checkDocs(metrics);
   const summary = table(
     ['Metric', 'Type', 'Labels'],
-    metrics.map((metric) => [`[${code(metric.name)}](#${metric.name})`, metric.type, (metric.labelNames ?? []).map(code).join(', ')]),
+    metrics.map((metric) => [`[${code(metric.name)}](#${headingSlug(code(metric.name))})`, metric.type, (metric.labelNames ?? []).map(code).join(', ')]),
   );
   return [
     generatedNotice('scripts/docs/metrics.ts', ['src/observe/metrics.ts', 'src/observe/metric-docs.ts']),

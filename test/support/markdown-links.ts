@@ -1,29 +1,9 @@
 // The relative links of Markdown files and the anchors GitHub gives their headings, for the link
-// check (test/unit/docs-links.test.ts). github-slugger is not a dependency, so its rule is here:
-// the heading's text as GitHub renders it (code spans, links and emphasis reduced to their text),
-// lower-cased, every character that is not a letter, mark, number, connector (`_`), hyphen or
-// space dropped, each space a hyphen; a repeated slug gets -1, -2, ... in order.
+// check (test/unit/docs-links.test.ts). A heading's slug is headingSlug's (the generators make
+// their anchors with it too); a repeated slug gets -1, -2, ... in order, as github-slugger numbers.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-
-/** The slug of one heading's Markdown text, before duplicates are numbered. */
-export function headingSlug(markdown: string): string {
-  return renderedText(markdown)
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
-/** What GitHub shows of a heading's inline Markdown: the text, without the markup. */
-function renderedText(markdown: string): string {
-  return markdown
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-    .replace(/<[^>]+>/g, '')
-    .replace(/`+/g, '');
-}
+import { headingSlug } from '../../scripts/docs/lib/markdown.js';
 
 /** Anchors of a Markdown text: its headings' slugs (numbered as GitHub numbers repeats) and explicit `<a id|name>`s. */
 export function anchorsOf(markdown: string): Set<string> {

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anchorsOf, brokenLinks, headingSlug, linksOf } from '../support/markdown-links.js';
+import { headingSlug } from '../../scripts/docs/lib/markdown.js';
+import { anchorsOf, brokenLinks, linksOf } from '../support/markdown-links.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
