@@ -2,11 +2,13 @@
 // and resources/read, and per request refused for want of a token or a permission. Who (sub),
 // which session (shortened, as in every other log line), what (method, server, name), and how it
 // ended (ok | error | denied | unauthenticated), with how long it took. Never arguments, results or
-// tokens: the gateway's own log must not become the place where secrets leak.
+// tokens: the gateway's own log must not become the place where secrets leak. Each kind of line and
+// its fields are described in audit-events.ts, which the lines here are typed against.
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
+import type { AuditLine } from './audit-events.js';
 import { preformattedLines, type Logger } from './logger.js';
 import { QuotedStrings } from './quoted-strings.js';
 import { jsonNumber, jsonString } from '../protocol/json-scalars.js';
@@ -82,7 +84,7 @@ export function auditRefusals(logger: Pick<Logger, 'info'>, endpointOfPath?: (pa
         status: event.status,
         client: event.client,
         ...(event.requestId !== undefined && { requestId: event.requestId }),
-      },
+      } satisfies AuditLine<'httpRefusal'>,
       'audit',
     );
   };
@@ -106,7 +108,7 @@ export function auditWithheldTools(logger: Pick<Logger, 'info'>): (event: Withhe
         reason: event.reason,
         ...(event.pinned !== undefined && { pinned: event.pinned }),
         live: event.live,
-      },
+      } satisfies AuditLine<'toolWithheld'>,
       'audit',
     );
   };
@@ -147,7 +149,7 @@ export function auditAdmin(logger: Pick<Logger, 'info'>): { action(event: AdminA
           ...(event.reason !== undefined && { reason: event.reason }),
           durationMs: Math.round(event.durationMs * 10) / 10,
           ...(event.requestId !== undefined && { requestId: event.requestId }),
-        },
+        } satisfies AuditLine<'adminAction'>,
         'audit',
       );
     },
@@ -165,7 +167,7 @@ export function auditAdmin(logger: Pick<Logger, 'info'>): { action(event: AdminA
           ...(event.detail !== undefined && { detail: event.detail }),
           status: event.status,
           ...(event.requestId !== undefined && { requestId: event.requestId }),
-        },
+        } satisfies AuditLine<'adminRefusal'>,
         'audit',
       );
     },

@@ -72,11 +72,14 @@ abstract class HotMetric<N extends string, S extends Series<N>> {
   /** Not readonly: a registry writing OpenMetrics renames counters (drops `_total`). */
   name: string;
   readonly help: string;
+  /** As prom-client's metrics have them: what the reference (scripts/docs/metrics.ts) reads. */
+  readonly labelNames: readonly N[];
   protected readonly seriesTree: SeriesTree<N, S>;
 
   constructor({ name, help, labelNames, registers }: MetricShape<N>) {
     this.name = name;
     this.help = help;
+    this.labelNames = labelNames;
     this.seriesTree = new SeriesTree(labelNames, (labels) => this.newSeries(labels));
     for (const registry of registers) registry.registerMetric(this as unknown as Metric);
   }
@@ -126,11 +129,14 @@ export interface HistogramSeries<N extends string> extends Series<N> {
 /** A histogram with labels; `observe(value, 'tools/call', 'everything')`. */
 export class HotHistogram<N extends string> extends HotMetric<N, HistogramSeries<N>> {
   readonly type = 'histogram';
+  /** The configured upper bounds, without +Inf, as prom-client's histograms keep them. */
+  readonly buckets: readonly number[];
   /** Upper bounds, ascending, +Inf last. */
   readonly bounds: readonly number[];
 
   constructor(shape: MetricShape<N> & { readonly buckets: readonly number[] }) {
     super(shape);
+    this.buckets = shape.buckets;
     this.bounds = [...shape.buckets, Number.POSITIVE_INFINITY];
   }
 

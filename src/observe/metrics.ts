@@ -8,6 +8,8 @@
 // requests the gateway answers itself (merged lists, ping, unknown tools and methods); `route` is
 // one of the gateway's routes or "other"; `mcp_endpoint` (only when config `endpoints` is set) is a
 // configured endpoint's name or "default". Never arguments, tokens, session ids or URIs.
+// docs/reference/metrics.md is generated from this registry (`npm run docs`); what a new label means
+// goes in metric-docs.ts.
 import { withTimeout } from './with-timeout.js';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';

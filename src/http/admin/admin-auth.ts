@@ -28,7 +28,7 @@ export function adminAuth({ verifier, scope, resourceMetadata, onRefused }: Admi
   return async function adminAuthMiddleware(c, next) {
     const refuse = (
       status: 401 | 403,
-      reason: string,
+      reason: AdminRefusalEvent['reason'],
       error: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | undefined,
       message: string,
       detail?: string,

@@ -1,11 +1,12 @@
 // What the access-control checks report when they refuse a request at the HTTP level: the audit
 // trail writes one line per refusal (src/observe/audit.ts).
+import type { HttpRefusalReason } from '../../observe/audit-events.js';
 import type { RequestHead } from '../request-head.js';
 
 export interface RefusalEvent {
   readonly outcome: 'unauthenticated' | 'denied';
-  /** A short, fixed word: missing-token, invalid-token, insufficient-scope, origin, host, rate-limit. */
-  readonly reason: string;
+  /** A short, fixed word, each documented in the audit log reference (observe/audit-events.ts). */
+  readonly reason: HttpRefusalReason;
   /** What exactly was wrong, for the operator; never the token itself. */
   readonly detail?: string;
   readonly status: number;
