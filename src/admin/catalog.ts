@@ -4,8 +4,8 @@
 // Servers with isolation: session have no shared lists: a session's own connection lists them.
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
-import type { CatalogView } from '../gateway/catalog-view.js';
-import { filterCatalogView } from '../gateway/filter-view.js';
+import type { CatalogView } from '../gateway/catalogue/catalog-view.js';
+import { filterCatalogView } from '../gateway/catalogue/filter-view.js';
 import type { OperatorSources } from './sources.js';
 
 export interface CatalogItem {

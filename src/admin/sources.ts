@@ -2,9 +2,9 @@
 // (main.ts). Small getters over the running parts, read at each request: a reload replaces the
 // config, the upstreams and the catalogue view under them. No HTTP here (http/admin/ serves it).
 import type { Config } from '../config/schema.js';
-import type { AccessPolicy } from '../gateway/access.js';
-import type { CatalogView } from '../gateway/catalog-view.js';
-import type { ItemFilter } from '../gateway/filter-view.js';
+import type { AccessPolicy } from '../gateway/catalogue/access.js';
+import type { CatalogView } from '../gateway/catalogue/catalog-view.js';
+import type { ItemFilter } from '../gateway/catalogue/filter-view.js';
 import type { TrafficReport } from '../observe/recent-rates.js';
 import type { PinningReport } from '../pinning/enforcer.js';
 import type { ReloadOutcome } from '../reload.js';

@@ -6,7 +6,7 @@ import { withTimeout } from '../observe/with-timeout.js';
 import { hostname } from 'node:os';
 import { isStdioUpstream, type UpstreamConfig } from '../config/schema.js';
 import { serverSlug } from '../config/server-names.js';
-import type { CatalogView } from '../gateway/catalog-view.js';
+import type { CatalogView } from '../gateway/catalogue/catalog-view.js';
 import type { ServerTraffic, TrafficReport } from '../observe/recent-rates.js';
 import type { PinningReport, ServerPinReport } from '../pinning/enforcer.js';
 import type { Upstream } from '../upstream/types.js';

@@ -7,7 +7,7 @@
 // a tool that server lists now or later. Pure: the schema reports what this returns.
 import type { KeyPath, PathProblem } from './key-path.js';
 
-/** The strictest rule common LLM APIs apply to function names (as in src/gateway/namespace.ts). */
+/** The strictest rule common LLM APIs apply to function names (as in src/gateway/catalogue/namespace.ts). */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface ServerToolNaming {

@@ -2,8 +2,8 @@
 // instructions (what initialize and server/discover answer), and how long the merged lists may be
 // taken as fresh (the ttlMs of 2026 answers).
 import type { Upstream } from '../upstream/types.js';
-import { mergeCapabilities, mergeInstructions } from './initialize.js';
-import type { JsonObject } from './json.js';
+import { mergeCapabilities, mergeInstructions } from './sessions/initialize.js';
+import type { JsonObject } from '../protocol/json.js';
 
 /**
  * The longest the merged lists are promised fresh, even when every change is announced: an

@@ -7,18 +7,18 @@ import type { Bus } from '../session/bus.js';
 import type { SessionEvents } from '../session/events.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import type { Upstream } from '../upstream/types.js';
-import type { AccessPolicy } from './access.js';
-import type { ItemFilter } from './filter-view.js';
-import type { Catalog } from './catalog.js';
-import type { RequestTrace } from './handler-context.js';
-import type { InputChannel } from './in-flight.js';
-import type { IsolationOptions } from './isolated-servers.js';
-import type { JsonRpcRequest, JsonRpcResponse } from './json-rpc.js';
+import type { AccessPolicy } from './catalogue/access.js';
+import type { ItemFilter } from './catalogue/filter-view.js';
+import type { Catalog } from './catalogue/catalog.js';
+import type { RequestTrace } from './handlers/handler-context.js';
+import type { InputChannel } from './calls/in-flight.js';
+import type { IsolationOptions } from './isolation/isolated-servers.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc.js';
 import type { GatewayObserver } from './observer.js';
-import type { RelatedChannel } from './related-channel.js';
-import type { Routing } from './routing.js';
-import type { ServerLimit } from './server-limits.js';
-import type { UpstreamRetry } from './upstream-params.js';
+import type { RelatedChannel } from './calls/related-channel.js';
+import type { Routing } from './calls/routing.js';
+import type { ServerLimit } from './calls/server-limits.js';
+import type { UpstreamRetry } from './calls/upstream-params.js';
 
 export interface GatewayOptions {
   readonly catalog: Catalog;
@@ -35,7 +35,7 @@ export interface GatewayOptions {
   readonly access?: AccessPolicy;
   /** The configured endpoints besides the default one, by name: what each selects (config `endpoints`). */
   readonly endpoints?: ReadonlyMap<string, ItemFilter>;
-  /** The endpoints among those in `discovery: search` mode (tool-search.ts). */
+  /** The endpoints among those in `discovery: search` mode (catalogue/tool-search.ts). */
   readonly searchEndpoints?: ReadonlySet<string>;
   /** Where messages for sessions wait for their streams (any replica's). */
   readonly events: SessionEvents;
@@ -45,7 +45,7 @@ export interface GatewayOptions {
   readonly isolation?: IsolationOptions;
   /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
   readonly maxInputRounds?: number;
-  /** limits.servers, looked up by server name on every forwarded request (server-limits.ts). */
+  /** limits.servers, looked up by server name on every forwarded request (calls/server-limits.ts). */
   readonly serverLimits?: { of(server: string): ServerLimit | undefined };
 }
 

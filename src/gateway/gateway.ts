@@ -5,47 +5,47 @@ import type { SessionRecord } from '../session/store.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
-import type { CatalogView } from './catalog-view.js';
-import { IsolatedServers } from './isolated-servers.js';
+import type { CatalogView } from './catalogue/catalog-view.js';
+import { IsolatedServers } from './isolation/isolated-servers.js';
 import { JsonRpcCode, RpcError, rpcErrors, toRpcError } from './errors.js';
-import type { HandlerContext, MethodHandler, RequestTrace } from './handler-context.js';
+import type { HandlerContext, MethodHandler, RequestTrace } from './handlers/handler-context.js';
 import { HANDLERS } from './handlers/index.js';
-import { calledTool, SEARCH_MODE_HANDLERS } from './tool-search.js';
-import { startSession } from './session-start.js';
+import { calledTool, SEARCH_MODE_HANDLERS } from './catalogue/tool-search.js';
+import { startSession } from './sessions/session-start.js';
 import { serveOptions, type GatewayOptions, type IncomingRequest, type InitializeOutcome, type ServeOptions, type Served } from './gateway-types.js';
 
 export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
 import { describeUpstreams, listsFreshForMs } from './description.js';
-import { UpstreamForwarding } from './forwarding.js';
-import type { JsonObject } from './json.js';
+import { UpstreamForwarding } from './calls/forwarding.js';
+import type { JsonObject } from '../protocol/json.js';
 import {
   errorResponse,
   resultResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc.js';
-import { InFlightRegistry, type InFlightRequest } from './in-flight.js';
+} from '../protocol/json-rpc.js';
+import { InFlightRegistry, type InFlightRequest } from './calls/in-flight.js';
 import { sessionCaller, type Caller } from './caller.js';
-import { DEFAULT_MAX_INPUT_ROUNDS } from './input-rounds.js';
-import { announceListChanges, policyRecipients } from './list-changed.js';
-import { admitsLogMessage } from './log-levels.js';
-import { AccessViews } from './access.js';
-import { EndpointViews } from './endpoint-views.js';
+import { DEFAULT_MAX_INPUT_ROUNDS } from './calls/input-rounds.js';
+import { announceListChanges, policyRecipients } from './sessions/list-changed.js';
+import { admitsLogMessage } from './sessions/log-levels.js';
+import { AccessViews } from './catalogue/access.js';
+import { EndpointViews } from './catalogue/endpoint-views.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
-import { DEFAULT_PAGE_SIZE } from './pagination.js';
-import { progressTokenOf } from './progress.js';
-import { SessionViews } from './session-views.js';
-import { SessionEnding } from './session-ending.js';
-import { ClientNotifications } from './client-notifications.js';
+import { DEFAULT_PAGE_SIZE } from './catalogue/pagination.js';
+import { progressTokenOf } from './calls/progress.js';
+import { SessionViews } from './sessions/session-views.js';
+import { SessionEnding } from './sessions/session-ending.js';
+import { ClientNotifications } from './sessions/client-notifications.js';
 import { Listens } from './modern/listens.js';
-import { PrincipalSessions } from './principal-sessions.js';
-import { ServerRequestRelay } from './server-requests.js';
-import { SessionOutbox } from './session-outbox.js';
-import { SubscriptionCounter } from './subscriptions.js';
-import { noteWithheld } from './tool-gate.js';
-import { UpstreamLogLevels } from './upstream-log-levels.js';
-import { UpstreamMessageRouter } from './upstream-messages.js';
+import { PrincipalSessions } from './isolation/principal-sessions.js';
+import { ServerRequestRelay } from './calls/server-requests.js';
+import { SessionOutbox } from './sessions/session-outbox.js';
+import { SubscriptionCounter } from './sessions/subscriptions.js';
+import { noteWithheld } from './catalogue/tool-gate.js';
+import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
+import { UpstreamMessageRouter } from './sessions/upstream-messages.js';
 import { endMethodSpan, startMethodSpan } from './method-span.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
@@ -422,7 +422,7 @@ export class Gateway {
 
   /**
    * An unknown tool or prompt under the prefix of a server with per-user credentials whose lists
-   * the caller could not have: the reason instead (isolated-servers.ts, explainUnlisted), unless
+   * the caller could not have: the reason instead (isolation/isolated-servers.ts, explainUnlisted), unless
    * the endpoint or policy hides the item, which stays unknown.
    */
   #explained(error: unknown, caller: Caller, request: JsonRpcRequest, isolation: SessionRecord | undefined): Error | undefined {

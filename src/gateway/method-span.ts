@@ -23,8 +23,8 @@ import {
 } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 import type { Era } from './caller.js';
-import type { RequestTrace } from './handler-context.js';
-import type { JsonRpcRequest, JsonRpcResponse } from './json-rpc.js';
+import type { RequestTrace } from './handlers/handler-context.js';
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/json-rpc.js';
 import type { RequestOutcome } from './observer.js';
 
 export interface MethodSpanStart {

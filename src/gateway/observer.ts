@@ -1,7 +1,7 @@
 // What the gateway tells the rest of the process about the requests it serves: metrics and the
 // audit trail listen here, so the request path itself stays free of both.
 import type { Principal } from '../auth/principal.js';
-import type { CredentialUse } from './caller-credentials.js';
+import type { CredentialUse } from './isolation/caller-credentials.js';
 import type { Era } from './caller.js';
 
 export type RequestOutcome = 'ok' | 'error' | 'denied';
@@ -15,7 +15,7 @@ export interface RequestEvent {
   /** The upstream's own tool/prompt name or resource URI, for calls, gets and reads. */
   readonly name?: string;
   readonly outcome: RequestOutcome;
-  /** Why a `denied` request was refused: a limit (server-limits.ts) or a withheld tool (`pin-mismatch`, `unpinned`); absent for policy. */
+  /** Why a `denied` request was refused: a limit (calls/server-limits.ts) or a withheld tool (`pin-mismatch`, `unpinned`); absent for policy. */
   readonly reason?: string;
   readonly durationMs: number;
   /** The 2025 session's id; empty for a 2026 request. */

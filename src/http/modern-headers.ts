@@ -2,7 +2,7 @@
 // intermediaries can route without parsing JSON: MCP-Protocol-Version, Mcp-Method, and Mcp-Name for
 // the methods that name something. A body and headers that disagree are refused (-32020), since
 // something in front of the gateway may have decided on the headers.
-import type { JsonObject } from '../gateway/json.js';
+import type { JsonObject } from '../protocol/json.js';
 import { mcpNameParam } from '../protocol/mcp-name.js';
 import { decodeHeaderValue, mirroredParams, valueAtPath } from '../protocol/mirrored-params.js';
 

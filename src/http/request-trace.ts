@@ -20,7 +20,7 @@ export interface HttpRequestStart {
   readonly tracestate: string | undefined;
 }
 
-/** The trace context a message names in its `_meta`, unchecked (gateway/trace-meta.ts reads it). */
+/** The trace context a message names in its `_meta`, unchecked (protocol/trace-meta.ts reads it). */
 export interface MessageTraceContext {
   readonly traceparent: unknown;
   readonly tracestate: unknown;

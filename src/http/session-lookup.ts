@@ -2,7 +2,7 @@
 // supported MCP-Protocol-Version if one is sent, an Mcp-Session-Id, and a session that exists for
 // this principal on this endpoint. For either front (request-head.ts): the node:http message front
 // for POSTs, Hono's routes for GET and DELETE.
-import { isSupportedProtocolVersion } from '../gateway/initialize.js';
+import { isSupportedProtocolVersion } from '../gateway/sessions/initialize.js';
 import type { Principal } from '../auth/principal.js';
 import { isWellFormedSessionId } from '../session/session-id.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';

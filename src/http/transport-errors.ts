@@ -3,7 +3,7 @@
 // a message rather than a bare status line.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { JsonRpcId } from '../gateway/json-rpc.js';
+import type { JsonRpcId } from '../protocol/json-rpc.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../session/store-unavailable.js';
 import { JSON_HEADERS } from './responder.js';
 

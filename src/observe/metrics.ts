@@ -16,7 +16,7 @@ import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
 import { HotCounter, HotHistogram } from './hot-metrics.js';
 import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
-import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
+import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
 import type { Upstream, UpstreamState } from '../upstream/types.js';
 import type { Logger } from './logger.js';
 

@@ -7,7 +7,7 @@
 // JSON.stringify writes them. So the key order an upstream happens to send does not count as a
 // change, while every character of a description and every array element's position does.
 import { createHash } from 'node:crypto';
-import { isJsonObject, type JsonObject } from '../gateway/json.js';
+import { isJsonObject, type JsonObject } from '../protocol/json.js';
 
 /** In the order the lock file shows them. */
 export const PINNED_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;

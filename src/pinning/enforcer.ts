@@ -3,8 +3,8 @@
 // and tells of each mismatch once: per server, tool and live definition (and pin), never per call
 // or per rebuild. A reload hands it new settings and a new lock file (configure).
 import type { PinningConfig } from '../config/schema.js';
-import type { JsonObject } from '../gateway/json.js';
-import type { ToolGate } from '../gateway/tool-gate.js';
+import type { JsonObject } from '../protocol/json.js';
+import type { ToolGate } from '../gateway/catalogue/tool-gate.js';
 import type { Logger } from '../observe/logger.js';
 import { renderAddedTool, renderChangedTool, renderRemovedTool } from './diff.js';
 import { lockFromLists, type LockFile, type ServerPins } from './lock-file.js';

@@ -3,8 +3,8 @@
 // negotiation), every page of tools/list, then closed. The gateway's catalogue fetches the same
 // way, so the lock file pins exactly what the gateway will compare.
 import type { Config } from '../config/schema.js';
-import type { JsonObject } from '../gateway/json.js';
-import { fetchAllPages } from '../gateway/list-pages.js';
+import type { JsonObject } from '../protocol/json.js';
+import { fetchAllPages } from '../gateway/catalogue/list-pages.js';
 import type { Logger } from '../observe/logger.js';
 import { openConnection } from '../upstream/connection.js';
 import { UpstreamRpcError } from '../upstream/errors.js';

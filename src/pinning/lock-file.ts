@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument, stringify, type Scalar, type ScalarTag } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../config/errors.js';
 import { formatKeyPath, isPlainObject, type KeyPath } from '../config/key-path.js';
-import type { JsonObject } from '../gateway/json.js';
+import type { JsonObject } from '../protocol/json.js';
 import { DIGEST_PATTERN, definitionDigest, liveDefinition, PINNED_FIELDS, type ToolDefinition } from './definition.js';
 import { hasHidden, yamlEscaped } from './visible.js';
 

@@ -1,6 +1,6 @@
 // Live tools against their pins: per tool a verdict, per server a comparison, and what the gateway
 // does about each under `pinning` (pure: the gateway's state and side effects are in enforcer.ts).
-import type { JsonObject } from '../gateway/json.js';
+import type { JsonObject } from '../protocol/json.js';
 import { liveDefinition, type ToolDefinition } from './definition.js';
 import type { Pin, ServerPins } from './lock-file.js';
 

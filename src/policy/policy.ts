@@ -3,7 +3,7 @@
 // them; `default` decides what no matching rule names, also when no rule matches.
 import type { Principal } from '../auth/principal.js';
 import type { PolicyConfig } from '../config/schema.js';
-import type { AccessPolicy, PrincipalAccess } from '../gateway/access.js';
+import type { AccessPolicy, PrincipalAccess } from '../gateway/catalogue/access.js';
 import { conditionsHold } from './conditions.js';
 import { compilePattern, type ItemMatcher } from './glob.js';
 

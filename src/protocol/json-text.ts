@@ -7,9 +7,9 @@
 // written the same way, from the text it came in (presetJsonText, result-text.ts).
 //
 // All rest on one promise: a value given here never changes afterwards. Catalogue items are never
-// mutated (a change builds a new view of new items), results are copied on write (rewrite-uris.ts,
-// copy-with.ts), and what is given a text is frozen, so a write to it fails loudly rather than
-// leaving a stale text behind.
+// mutated (a change builds a new view of new items), results are copied on write
+// (gateway/catalogue/rewrite-uris.ts, copy-with.ts), and what is given a text is frozen, so a write
+// to it fails loudly rather than leaving a stale text behind.
 
 import { jsonIdText } from './json-scalars.js';
 
@@ -101,7 +101,7 @@ export function presetJsonWith<T extends object>(copy: T, source: object, additi
   if (pieces === undefined) return copy;
   for (const key of Object.keys(additions)) if (Object.hasOwn(source, key)) return copy;
   const added = (Object.isFrozen(additions) ? memoizedJson(additions) : JSON.stringify(additions)).slice(1, -1);
-  // Made now: a copy is made to be written (a 2026 result, shape.ts).
+  // Made now: a copy is made to be written (a 2026 result, gateway/modern/shape.ts).
   return OwnPieces.give(copy, added === '' ? pieces : withAdded(pieces, added)) as T;
 }
 

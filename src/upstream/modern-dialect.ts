@@ -2,7 +2,7 @@
 // era), without its protocol layer (see lean-requests.ts for why):
 //   - every request and notification carries the reserved `_meta` envelope: protocol version,
 //     client info and client capabilities, under the caller's own `_meta` keys, which win (the
-//     gateway names the calling client's capabilities and log level there; upstream-params.ts);
+//     gateway names the calling client's capabilities and log level there; gateway/calls/upstream-params.ts);
 //   - a request whose method the era deleted (ping, initialize, logging/setLevel, the task methods it
 //     did not keep, ...) is refused with "method not found" before it is sent;
 //   - every result must say its `resultType`: `complete` comes back without it, as from a 2025
@@ -10,7 +10,7 @@
 //     Upstream.request), with at least its inputRequests or its requestState.
 // Results are not checked against the era's schema of each method, as on the 2025 path: the gateway
 // relays them, its clients check what they consume, and what the gateway reads itself (the lists)
-// it reads defensively (list-pages.ts).
+// it reads defensively (gateway/catalogue/list-pages.ts).
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { copyWith, copyWithout, setOwn } from '../protocol/copy-with.js';
 import { UpstreamRpcError } from './errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildCatalogView, type ServerLists } from '../../src/gateway/catalog-view.js';
-import type { JsonObject } from '../../src/gateway/json.js';
-import type { ToolGate } from '../../src/gateway/tool-gate.js';
+import { buildCatalogView, type ServerLists } from '../../src/gateway/catalogue/catalog-view.js';
+import type { JsonObject } from '../../src/protocol/json.js';
+import type { ToolGate } from '../../src/gateway/catalogue/tool-gate.js';
 
 function lists(server: string, prefix: string, tools: JsonObject[]): ServerLists {
   return { server, prefix, tools, prompts: [], resources: [], resourceTemplates: [] };

@@ -1,10 +1,10 @@
 // filterCatalogView, and the routing that goes through a filtered view: a denied item is absent
 // from lists and lookups, and reaching it fails exactly as reaching an unknown one does.
 import { describe, expect, it } from 'vitest';
-import { buildCatalogView, type ServerLists } from '../../src/gateway/catalog-view.js';
+import { buildCatalogView, type ServerLists } from '../../src/gateway/catalogue/catalog-view.js';
 import { RpcError } from '../../src/gateway/errors.js';
-import { filterCatalogView } from '../../src/gateway/filter-view.js';
-import { routePrompt, routeTool, routeUri, type Routing } from '../../src/gateway/routing.js';
+import { filterCatalogView } from '../../src/gateway/catalogue/filter-view.js';
+import { routePrompt, routeTool, routeUri, type Routing } from '../../src/gateway/calls/routing.js';
 
 const lists: ServerLists[] = [
   {

@@ -3,7 +3,7 @@
 // these hold that set's rules, first upstream and later ones alike.
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/gateway/caller.js';
-import { InFlightRegistry } from '../../src/gateway/in-flight.js';
+import { InFlightRegistry } from '../../src/gateway/calls/in-flight.js';
 
 function caller(key: string): Caller {
   return { era: 'modern', principal: undefined, protocolVersion: '2026-07-28', clientCapabilities: {}, key };

@@ -2,7 +2,7 @@
 // copy on write: a result with nothing to rewrite is handed back as it is, so that it keeps the
 // text it came in (result-text.ts); one with links is a copy, and the upstream's result is untouched.
 import { describe, expect, it } from 'vitest';
-import { exposeContentUris, exposePromptUris, exposeReadUris } from '../../src/gateway/rewrite-uris.js';
+import { exposeContentUris, exposePromptUris, exposeReadUris } from '../../src/gateway/catalogue/rewrite-uris.js';
 
 const text = { type: 'text', text: 'hello' };
 const link = { type: 'resource_link', uri: 'file:///notes/a.md', name: 'a' };

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { JsonRpcCode } from '../../src/gateway/errors.js';
-import { ServerLimitError, ServerLimits, type LimitedRequest } from '../../src/gateway/server-limits.js';
+import { ServerLimitError, ServerLimits, type LimitedRequest } from '../../src/gateway/calls/server-limits.js';
 import { MemoryQuotaLimiter } from '../../src/limits/memory-quotas.js';
 import type { Release } from '../../src/limits/concurrency-gate.js';
 import { CancelSource } from '../../src/protocol/cancellation.js';

@@ -2,11 +2,11 @@
 // and hidden tools as the client sees them, while routing, policy and audit keep the upstream's
 // own name.
 import { describe, expect, it } from 'vitest';
-import { buildCatalogView, type ServerLists } from '../../src/gateway/catalog-view.js';
+import { buildCatalogView, type ServerLists } from '../../src/gateway/catalogue/catalog-view.js';
 import { RpcError } from '../../src/gateway/errors.js';
-import { filterCatalogView } from '../../src/gateway/filter-view.js';
-import { routeTool, type Routing } from '../../src/gateway/routing.js';
-import { applyToolOverride, toolOverridesFrom, unmatchedOverrides, type ToolOverride } from '../../src/gateway/tool-overrides.js';
+import { filterCatalogView } from '../../src/gateway/catalogue/filter-view.js';
+import { routeTool, type Routing } from '../../src/gateway/calls/routing.js';
+import { applyToolOverride, toolOverridesFrom, unmatchedOverrides, type ToolOverride } from '../../src/gateway/catalogue/tool-overrides.js';
 import { UpstreamUnavailableError } from '../../src/upstream/errors.js';
 
 const everything: ServerLists = {

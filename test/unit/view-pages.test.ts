@@ -3,7 +3,7 @@
 // write, on both eras' paths, and a client's made-up cursors must not fill the cache.
 import { describe, expect, it } from 'vitest';
 import { completeResult } from '../../src/gateway/modern/shape.js';
-import { ViewPages } from '../../src/gateway/view-pages.js';
+import { ViewPages } from '../../src/gateway/catalogue/view-pages.js';
 import { presetJson, presetJsonWith, presetTextOf, responseBody, responseJson, type JsonPieces } from '../../src/protocol/json-text.js';
 
 function tools(count: number): { item: Record<string, unknown> }[] {

@@ -1,9 +1,9 @@
 // tools/call and prompts/get: find the owning upstream by exposed name, call it with its own name,
 // and hand back the result with any URIs in it made readable through the gateway.
-import type { MethodHandler } from '../handler-context.js';
+import type { MethodHandler } from './handler-context.js';
 import { rpcErrors } from '../errors.js';
-import { exposeContentUris, exposePromptUris } from '../rewrite-uris.js';
-import { routePrompt, routeTool } from '../routing.js';
+import { exposeContentUris, exposePromptUris } from '../catalogue/rewrite-uris.js';
+import { routePrompt, routeTool } from '../calls/routing.js';
 
 export const callTool: MethodHandler = async (params, context) => {
   if (typeof params.name !== 'string') throw rpcErrors.invalidParams('"name" must be a string');

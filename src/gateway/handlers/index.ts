@@ -1,5 +1,5 @@
 // Every MCP method the gateway answers, by name: what is not here is -32601 (Method not found).
-import type { MethodHandler } from '../handler-context.js';
+import type { MethodHandler } from './handler-context.js';
 import { callTool, getPrompt } from './calls.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './lists.js';
 import { complete, discover, ping, setLogLevel } from './misc.js';

@@ -1,7 +1,7 @@
 // tools/list, prompts/list, resources/list, resources/templates/list: pages of the merged view, the
-// same objects for every caller of a view (view-pages.ts).
-import type { MethodHandler } from '../handler-context.js';
-import { ViewPages } from '../view-pages.js';
+// same objects for every caller of a view (catalogue/view-pages.ts).
+import type { MethodHandler } from './handler-context.js';
+import { ViewPages } from '../catalogue/view-pages.js';
 
 const pages = new ViewPages();
 

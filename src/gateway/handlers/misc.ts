@@ -1,8 +1,8 @@
 // The methods the gateway answers itself, and completion/complete (routed by its ref).
-import type { MethodHandler } from '../handler-context.js';
+import type { MethodHandler } from './handler-context.js';
 import { rpcErrors } from '../errors.js';
-import { isJsonObject } from '../json.js';
-import { routePrompt, routeTemplateRef } from '../routing.js';
+import { isJsonObject } from '../../protocol/json.js';
+import { routePrompt, routeTemplateRef } from '../calls/routing.js';
 import { SUPPORTED_VERSIONS } from '../modern/versions.js';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);

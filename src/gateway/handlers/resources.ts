@@ -1,9 +1,9 @@
 // resources/read, subscribe and unsubscribe: route the exposed URI to its upstream and its own URI.
-import type { MethodHandler } from '../handler-context.js';
+import type { MethodHandler } from './handler-context.js';
 import { JsonRpcCode, rpcErrors } from '../errors.js';
 import { UpstreamRpcError } from '../../upstream/errors.js';
-import { exposeReadUris } from '../rewrite-uris.js';
-import { routeUri } from '../routing.js';
+import { exposeReadUris } from '../catalogue/rewrite-uris.js';
+import { routeUri } from '../calls/routing.js';
 import { isPrefixed } from './calls.js';
 
 export const readResource: MethodHandler = async (params, context) => {

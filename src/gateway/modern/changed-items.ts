@@ -1,8 +1,8 @@
 // Which items a list change touched: added, removed or altered, as (server, upstream name or URI)
 // pairs, the terms policy decides in. A listener is told of a change only when its policy lets it
 // see one of them, exactly as a 2025 session is told only when its own filtered view changed.
-import type { ListKind } from '../catalog.js';
-import type { CatalogView } from '../catalog-view.js';
+import type { ListKind } from '../catalogue/catalog.js';
+import type { CatalogView } from '../catalogue/catalog-view.js';
 
 export function changedItems(kind: ListKind, before: CatalogView, after: CatalogView): [string, string][] {
   const old = itemsOf(kind, before);

@@ -1,6 +1,6 @@
 // The error codes 2026-07-28 defines in the range it reserves (-32020..-32099), and how errors that
 // earlier revisions or upstreams use are turned into ones a 2026 client may receive.
-import type { JsonRpcErrorObject } from '../json-rpc.js';
+import type { JsonRpcErrorObject } from '../../protocol/json-rpc.js';
 
 export const ModernCode = {
   HeaderMismatch: -32020,

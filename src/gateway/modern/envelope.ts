@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import type { SpanParent } from '../../observe/tracing/tracing.js';
 import { RpcError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../json.js';
-import { isLogLevel } from '../log-levels.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import { isLogLevel } from '../sessions/log-levels.js';
 import { ModernCode } from './codes.js';
 import { isModernVersion, SUPPORTED_VERSIONS } from './versions.js';
 

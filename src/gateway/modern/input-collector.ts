@@ -3,10 +3,10 @@
 // input_required instead, and the upstream's question waits here for the retry's answer.
 import type { UpstreamServerRequest } from '../../upstream/types.js';
 import { RpcError } from '../errors.js';
-import type { InputChannel } from '../in-flight.js';
-import type { InputRequest } from '../input-rounds.js';
-import type { JsonObject } from '../json.js';
-import { missingCapability } from '../server-requests.js';
+import type { InputChannel } from '../calls/in-flight.js';
+import type { InputRequest } from '../calls/input-rounds.js';
+import type { JsonObject } from '../../protocol/json.js';
+import { missingCapability } from '../calls/server-requests.js';
 
 interface Question {
   readonly request: InputRequest;

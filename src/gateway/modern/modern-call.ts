@@ -2,12 +2,12 @@
 // the upstreams' questions collected (input-collector.ts) rather than sent to a stream, and a
 // related channel and cancellation that follow whichever HTTP request of the client is current:
 // the first POST, then each retry that answers the questions.
-import type { JsonObject } from '../json.js';
-import type { JsonRpcNotification, JsonRpcRequest } from '../json-rpc.js';
-import type { RelatedChannel } from '../related-channel.js';
+import type { JsonObject } from '../../protocol/json.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/json-rpc.js';
+import type { RelatedChannel } from '../calls/related-channel.js';
 import type { Served } from '../gateway.js';
 import { serveOptions, type ServeOptions } from '../gateway-types.js';
-import type { InputRequest } from '../input-rounds.js';
+import type { InputRequest } from '../calls/input-rounds.js';
 import { CancelSource, type Cancellation } from '../../protocol/cancellation.js';
 import { InputCollector } from './input-collector.js';
 

@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../session/bus.js';
 import type { Logger } from '../../observe/logger.js';
 import { RpcError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../json.js';
-import type { JsonRpcResponse } from '../json-rpc.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
 import { TransientMap } from '../../support/transient-map.js';
-import type { RelatedChannel } from '../related-channel.js';
+import type { RelatedChannel } from '../calls/related-channel.js';
 import type { ModernCall, RoundOutcome } from './modern-call.js';
 
 /** How long an owner has to acknowledge a forwarded retry before it is taken for gone. */

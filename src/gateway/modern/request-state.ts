@@ -4,7 +4,7 @@
 // and the method and a digest of the params of the request it answers. A state that fails any of
 // these is refused as a whole, never partly trusted.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { isJsonObject, type JsonObject } from '../json.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 
 const VERSION = 1;
 const IV_BYTES = 12;

@@ -3,8 +3,8 @@
 import { copyWith, metaWith, withMetaEntry } from '../../protocol/copy-with.js';
 import { presetJsonWith } from '../../protocol/json-text.js';
 import { GATEWAY_IMPLEMENTATION } from '../../version.js';
-import type { JsonObject } from '../json.js';
-import type { JsonRpcId, JsonRpcResponse } from '../json-rpc.js';
+import type { JsonObject } from '../../protocol/json.js';
+import type { JsonRpcId, JsonRpcResponse } from '../../protocol/json-rpc.js';
 import { modernError } from './codes.js';
 import { META } from './envelope.js';
 
@@ -47,7 +47,7 @@ export function completeResult(method: string, result: JsonObject, cache: () => 
     additions.ttlMs = upstreamTtl;
     additions.cacheScope = result.cacheScope === 'private' || cache().privateViews ? 'private' : 'public';
   }
-  // A page of the catalogue keeps its text (view-pages.ts): this result's is that text and ours.
+  // A page of the catalogue keeps its text (catalogue/view-pages.ts): this result's is that text and ours.
   return presetJsonWith(copyWith(result, additions), result, additions);
 }
 

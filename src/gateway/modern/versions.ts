@@ -1,6 +1,6 @@
 // The protocol revisions the endpoint serves: 2026-07-28 per request (stateless), and the 2025
 // revisions and 2024-11-05 through initialize and a session.
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../initialize.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../sessions/initialize.js';
 
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 

@@ -3,9 +3,9 @@
 // back as JSON or as an SSE stream (PostReply). A message carrying the 2026 envelope goes to the 2026
 // front instead (modern-post.ts). No MCP semantics live here beyond telling initialize from the rest.
 import type { Gateway } from '../../gateway/gateway.js';
-import { classifyMessage, errorResponse, type ClassifiedMessage, type JsonRpcResponse } from '../../gateway/json-rpc.js';
+import { classifyMessage, errorResponse, type ClassifiedMessage, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { ModernFront } from '../../gateway/modern/front.js';
-import { metaTraceContext } from '../../gateway/trace-meta.js';
+import { metaTraceContext } from '../../protocol/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { SessionRecord, SessionStore } from '../../session/store.js';

@@ -2,13 +2,13 @@
 // Headers are checked against the body here (they are HTTP's business), the request goes to the
 // gateway's 2026 front, and its answer comes back as JSON or as a stream scoped to the request,
 // whose closing by the client cancels the request. subscriptions/listen keeps its stream open.
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
 import { envelopeVersion } from '../../gateway/modern/envelope.js';
 import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
 import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
-import { metaTraceContext } from '../../gateway/trace-meta.js';
+import { metaTraceContext } from '../../protocol/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';

@@ -13,8 +13,8 @@
 // after the idle timeout.
 import type { Context, Hono } from 'hono';
 import type { Gateway } from '../../gateway/gateway.js';
-import { isSupportedProtocolVersion } from '../../gateway/initialize.js';
-import { classifyMessage, errorResponse } from '../../gateway/json-rpc.js';
+import { isSupportedProtocolVersion } from '../../gateway/sessions/initialize.js';
+import { classifyMessage, errorResponse } from '../../protocol/json-rpc.js';
 import type { Logger } from '../../observe/logger.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isWellFormedSessionId, newSessionId } from '../../session/session-id.js';
@@ -28,7 +28,7 @@ import type { OpenStreams } from '../sse/open-streams.js';
 import { QueuedReply } from '../sse/queued-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
 import { TransportCode, transportError } from '../transport-errors.js';
-import { metaTraceContext } from '../../gateway/trace-meta.js';
+import { metaTraceContext } from '../../protocol/trace-meta.js';
 
 export interface LegacySseRouteOptions {
   readonly ssePath: string;

@@ -1,8 +1,8 @@
 // The answer to one 2026 request: plain JSON when nothing but the response goes out, else an SSE
 // stream scoped to the request (progress, log messages) that the response ends. Nothing is logged
 // for replay: 2026 streams are not resumable, and a client that loses one re-issues the request.
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
-import type { RelatedChannel } from '../../gateway/related-channel.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
+import type { RelatedChannel } from '../../gateway/calls/related-channel.js';
 import { responseBody, responseJson } from '../../protocol/json-text.js';
 import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
 import { storeUnavailable } from '../transport-errors.js';

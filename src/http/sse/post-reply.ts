@@ -4,8 +4,8 @@
 // request). Everything sent on such a stream is logged first, so a client that loses the
 // connection can resume it with GET and Last-Event-ID, on any replica, and still get the response:
 // a dropped connection is not a cancellation.
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
-import type { RelatedChannel } from '../../gateway/related-channel.js';
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
+import type { RelatedChannel } from '../../gateway/calls/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
 import { responseBody } from '../../protocol/json-text.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';

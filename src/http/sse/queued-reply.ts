@@ -3,8 +3,8 @@
 // messages, server-to-client requests) and then its response go into the session's queue, in that
 // order, and the stream takes them from there on whichever replica holds it. PostReply's twin for
 // a transport where the POST cannot carry its own answer.
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../gateway/json-rpc.js';
-import type { RelatedChannel } from '../../gateway/related-channel.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
+import type { RelatedChannel } from '../../gateway/calls/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 

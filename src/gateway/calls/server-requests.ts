@@ -1,0 +1,150 @@
+// Requests an upstream sends to its client (sampling, elicitation, roots/list) are relayed to the
+// one client session they belong to, under an id the gateway mints, and the answer, POSTed to any
+// replica, is carried back. When the session cannot be known, or its client cannot do what is
+// asked, the upstream gets an error: never a guess.
+import type { Logger } from '../../observe/logger.js';
+import type { Bus } from '../../session/bus.js';
+import { TransientMap } from '../../support/transient-map.js';
+import type { UpstreamServerRequest } from '../../upstream/types.js';
+import { RpcError } from '../errors.js';
+import type { InFlightRegistry } from './in-flight.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
+import type { RelatedChannel } from './related-channel.js';
+import type { SessionOutbox } from '../sessions/session-outbox.js';
+import type { SessionRecord } from '../../session/store.js';
+
+/** The client capability each relayed method needs. */
+const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+/** The capability a client must have declared for `method`, when it has not; else undefined. */
+export function missingCapability(method: string, capabilities: Readonly<Record<string, unknown>>): string | undefined {
+  const capability = REQUIRED_CAPABILITY[method];
+  return capability !== undefined && capabilities[capability] === undefined ? capability : undefined;
+}
+
+const CLIENT_RESPONSE_TOPIC = 'client-response';
+const ID_PREFIX = 'sb';
+
+interface Pending {
+  readonly sessionId: string;
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+}
+
+export class ServerRequestRelay {
+  /** Each relayed request's callbacks, until its answer (support/transient-map.ts: not a Map). */
+  readonly #pending = new TransientMap<string, Pending>();
+  #counter = 0;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    private readonly inFlight: InFlightRegistry,
+    private readonly outbox: SessionOutbox,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+  ) {
+    this.#unsubscribe = bus.on(CLIENT_RESPONSE_TOPIC, (payload) => {
+      const response = payload.response;
+      if (typeof payload.sessionId === 'string' && isJsonObject(response)) {
+        this.#settle(payload.sessionId, response as unknown as JsonRpcResponse);
+      }
+    });
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    for (const pending of this.#pending.values()) pending.reject(new RpcError(-32000, 'the gateway is shutting down'));
+    this.#pending.clear();
+  }
+
+  /** A request from a shared connection: relayed to the one session it can belong to. */
+  async relay(server: string, request: UpstreamServerRequest): Promise<JsonObject> {
+    const attribution = this.inFlight.attribute(server);
+    if (attribution.kind !== 'caller') {
+      // With nothing in flight this is routine (servers ask for roots as they start); with several
+      // sessions in flight it is a configuration worth knowing about (isolation: session).
+      const level = attribution.kind === 'none' ? 'debug' : 'warn';
+      this.logger[level]({ server, method: request.method, attribution: attribution.kind }, 'server-to-client request refused: no single client session to relay it to');
+      throw new RpcError(
+        -32000,
+        attribution.kind === 'none'
+          ? `${request.method} refused by the gateway: no client request of this connection is in flight, so there is no client to ask`
+          : `${request.method} refused by the gateway: requests of several client sessions are in flight on this shared connection, so it cannot tell which client to ask (use isolation: session)`,
+      );
+    }
+    const { request: inFlight, related } = attribution;
+    // A 2026 caller has no stream to take requests on: its request answers input_required instead.
+    if (inFlight.input) return inFlight.input(request);
+    const session = inFlight.caller.session;
+    if (!session) throw new RpcError(-32601, `${request.method} refused by the gateway: the client cannot be asked`);
+    return this.relayTo({ session, related }, request);
+  }
+
+  /** A request known to belong to `session` (on `related`, its request's own stream, if given). */
+  async relayTo(
+    { session, related }: { session: SessionRecord; related: RelatedChannel | undefined },
+    request: UpstreamServerRequest,
+  ): Promise<JsonObject> {
+    const capability = missingCapability(request.method, session.clientCapabilities);
+    if (capability !== undefined) {
+      throw new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`);
+    }
+
+    this.#counter += 1;
+    const id = `${ID_PREFIX}.${this.bus.replicaId}.${this.#counter}`;
+    const message = { jsonrpc: '2.0' as const, id, method: request.method, ...(request.params && { params: request.params }) };
+    const answer = new Promise<JsonObject>((resolve, reject) => this.#pending.set(id, { sessionId: session.id, resolve, reject }));
+    // It may be settled (cancelled) while the request is still being queued: handled when awaited.
+    answer.catch(() => {});
+    const onAbort = () => {
+      const pending = this.#pending.get(id);
+      if (!pending) return;
+      this.#pending.delete(id);
+      const cancelled = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the upstream' } };
+      if (related) related.send(cancelled);
+      else void this.outbox.toSessions([session.id], cancelled).catch(() => {});
+      pending.reject(new RpcError(-32000, 'cancelled'));
+    };
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (related) related.send(message);
+      else await this.outbox.toSessions([session.id], message);
+      return await answer;
+    } finally {
+      request.signal.removeEventListener('abort', onAbort);
+      this.#pending.delete(id);
+    }
+  }
+
+  /**
+   * A response a client POSTed. True when it answers a request this gateway relayed (here, or on
+   * the replica named in its id, to which it is carried).
+   */
+  handleClientResponse(sessionId: string, response: JsonRpcResponse): boolean {
+    const id = response.id;
+    if (typeof id !== 'string' || !id.startsWith(`${ID_PREFIX}.`)) return false;
+    const replicaId = id.split('.')[1];
+    if (replicaId === this.bus.replicaId) {
+      this.#settle(sessionId, response);
+    } else if (replicaId) {
+      void this.bus.send(replicaId, CLIENT_RESPONSE_TOPIC, { sessionId, response: response as unknown as Record<string, unknown> }).catch(() => {});
+    }
+    return true;
+  }
+
+  #settle(sessionId: string, response: JsonRpcResponse): void {
+    const id = response.id;
+    if (typeof id !== 'string') return;
+    const pending = this.#pending.get(id);
+    // Only the session that was asked may answer.
+    if (!pending || pending.sessionId !== sessionId) return;
+    this.#pending.delete(id);
+    if ('result' in response) pending.resolve(response.result);
+    else pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
+  }
+}

@@ -1,0 +1,45 @@
+// What a method handler gets to work with: the caller (a 2025 session or a 2026 request), the merged view as of the request's start,
+// routing, and one way to forward a request to an upstream (with cancellation and progress).
+import type { CredentialUse } from '../isolation/caller-credentials.js';
+import type { Principal } from '../../auth/principal.js';
+import type { SessionPatch } from '../../session/store.js';
+import type { StoreUnavailableError } from '../../session/store-unavailable.js';
+import type { Caller } from '../caller.js';
+import type { CatalogView } from '../catalogue/catalog-view.js';
+import type { JsonObject } from '../../protocol/json.js';
+import type { Routing } from '../calls/routing.js';
+import type { SubscriptionCounter } from '../sessions/subscriptions.js';
+
+/** What a request was about, filled in by handlers for metrics and the audit trail. */
+export interface RequestTrace {
+  server?: string;
+  name?: string;
+  /** Set when policy refused the request, a server's limit did, or the tool is withheld (it is still answered as "unknown"). */
+  denied?: boolean;
+  /** Why a limit refused it (calls/server-limits.ts), or why a tool is withheld (`pin-mismatch`, `unpinned`); absent for policy. */
+  reason?: string;
+  /** What the request presented upstream: the config's credentials, or the caller's own (and how obtained). */
+  credentials?: CredentialUse;
+  /** The session store did not answer: the transport answers "retry" (Gateway.serve rethrows it). */
+  storeUnavailable?: StoreUnavailableError;
+}
+
+export interface HandlerContext {
+  readonly caller: Caller;
+  readonly principal: Principal | undefined;
+  readonly trace: RequestTrace;
+  readonly view: CatalogView;
+  readonly routing: Routing;
+  readonly pageSize: number;
+  readonly subscriptions: SubscriptionCounter;
+  /** Tells the other replicas this session no longer subscribes to (server, uri). */
+  releaseElsewhere(server: string, uri: string): Promise<void>;
+  /** Sends a request to one upstream on behalf of this client request. */
+  forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
+  /** The gateway as one server: merged capabilities and instructions (server/discover). */
+  describe(): { capabilities: JsonObject; instructions: string | undefined };
+  /** Changes the caller's session; a caller without one gets method-not-found. */
+  updateSession(patch: SessionPatch): Promise<void>;
+}
+
+export type MethodHandler = (params: JsonObject, context: HandlerContext) => Promise<JsonObject>;

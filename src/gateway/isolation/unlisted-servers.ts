@@ -1,0 +1,67 @@
+// Servers with per-user credentials whose lists a caller could not have: no credential of their
+// own, an identity provider or upstream that is down, an upstream that refused the credential.
+// Without a credential and with whenMissing: hide, the server is simply not there for them.
+// Otherwise they see the server's last lists on this replica (whoever fetched them), and a call
+// under its prefix gets the reason instead of "unknown tool" (explain).
+import type { Logger } from '../../observe/logger.js';
+import { isMissingCredential } from './caller-credentials.js';
+import type { ServerLists } from '../catalogue/catalog-view.js';
+import { toRpcError } from '../errors.js';
+import type { IsolatedServer } from './isolated-servers.js';
+
+/** Callers' reasons kept for explain(); past this many, the oldest go all at once. */
+const MAX_REASONS = 10_000;
+
+export class UnlistedServers {
+  /** Per server: the lists its last session connection here got. */
+  readonly #lastLists = new Map<string, Promise<ServerLists>>();
+  /** Per session and server: why the caller's lists could not be had. */
+  readonly #reasons = new Map<string, Error>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** A connection of a server with per-user credentials fetched its lists. */
+  fetched(server: string, lists: Promise<ServerLists>): void {
+    this.#lastLists.set(server, lists);
+  }
+
+  /** The caller's lists of the server were had: no reason to give any more. */
+  listed(sessionId: string, server: string): void {
+    // Asked for every isolated server on every request: no key is made while nothing failed.
+    if (this.#reasons.size > 0) this.#reasons.delete(reasonKey(sessionId, server));
+  }
+
+  /** The caller's lists of the server could not be had: what they see of it instead, if anything. */
+  async failed(sessionId: string, server: IsolatedServer, error: unknown): Promise<ServerLists | undefined> {
+    if (isMissingCredential(error) && server.credentials?.whenMissing === 'hide') return undefined;
+    if (!isMissingCredential(error)) this.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list an upstream for a caller');
+    if (this.#reasons.size >= MAX_REASONS) this.#reasons.clear();
+    this.#reasons.set(reasonKey(sessionId, server.name), error instanceof Error ? error : new Error(String(error)));
+    return this.#lastLists.get(server.name)?.catch(() => undefined);
+  }
+
+  /**
+   * Why a tool or prompt the caller named is not in their view, when its prefix is that of a
+   * server with per-user credentials they could not list. Not for what `allows` (policy, the
+   * endpoint) hides from them: that stays unknown.
+   */
+  explain(
+    sessionId: string,
+    name: string,
+    separator: string,
+    servers: readonly IsolatedServer[],
+    allows: (server: string, name: string) => boolean,
+  ): Error | undefined {
+    if (this.#reasons.size === 0) return undefined;
+    for (const server of servers) {
+      if (!server.credentials || server.prefix === '' || !name.startsWith(`${server.prefix}${separator}`)) continue;
+      const why = this.#reasons.get(reasonKey(sessionId, server.name));
+      if (why && allows(server.name, name.slice(server.prefix.length + separator.length))) return why;
+    }
+    return undefined;
+  }
+}
+
+function reasonKey(sessionId: string, server: string): string {
+  return `${sessionId}\u0000${server}`;
+}
