@@ -17,11 +17,11 @@ import type { WellKnownRouteOptions } from './routes/well-known.js';
 
 export interface AccessControl {
   /**
-   * Before the body limit: refuses foreign origins and (on a loopback bind) foreign Host headers.
-   * Checks, not middleware: each front adapts them (app.ts, front/message-front.ts).
+   * First: refuses foreign origins and (on a loopback bind) foreign Host headers. Checks, not
+   * middleware: middleware/access-checks.ts runs them all, in order, for the Hono app and the fast path.
    */
   readonly origin: OriginCheck;
-  /** After the body limit, in this order: authenticate, rate limit, enforce. */
+  /** Then, in this order: the token's check, the rate limit, the token's refusal; the body limit last. */
   readonly auth?: BearerAuth;
   readonly rateLimit?: RateLimitCheck;
   readonly wellKnown?: WellKnownRouteOptions;

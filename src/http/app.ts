@@ -1,6 +1,6 @@
 // The HTTP face of the gateway: the node:http message front for POSTs to the MCP paths (the hot
 // path, front/message-front.ts), and the Hono app for everything else: middleware in the order
-// design.md gives, then the routes. Both run the same access-control checks (request-head.ts).
+// design.md gives, then the routes. Both run the same access checks (middleware/access-checks.ts).
 import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import type { Gateway } from '../gateway/gateway.js';
@@ -14,13 +14,11 @@ import type { Upstream } from '../upstream/types.js';
 import type { AccessControl } from './access-control.js';
 import type { AppEnv } from './app-env.js';
 import type { HttpDrain } from './drain.js';
-import { bodySize } from './middleware/body-size.js';
+import { accessChecks } from './middleware/access-checks.js';
 import { observeRequests, RequestRecorder } from './middleware/observe-requests.js';
 import { messageFront, type MessagePath } from './front/message-front.js';
 import { McpPost } from './front/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
-import { originGuardOf } from './middleware/origin-guard.js';
-import { rateLimitOf } from './middleware/rate-limit.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -127,20 +125,20 @@ function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: 
     ...[options.mcpPath, ...legacyPaths].map((path) => ({ path, auth: options.access?.auth })),
     ...endpoints.map(({ name, path }) => ({ path, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth })),
   ];
-  const origin = options.access && originGuardOf(options.access.origin);
-  const rateLimit = options.access?.rateLimit && rateLimitOf(options.access.rateLimit);
+  const { access } = options;
   for (const { path, auth } of guarded) {
     // First on the path, so that a request refused by what follows has its span too.
     if (options.tracing) app.use(path, traceRequests(options.tracing));
     if (options.drain) app.use(path, options.drain.middleware);
-    if (origin) app.use(path, origin);
-    // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
-    // too; and all of it before the body is read, so a client without a token (or over its limit)
-    // never makes the gateway buffer a body.
-    if (auth) app.use(path, auth.authenticate);
-    if (rateLimit) app.use(path, rateLimit);
-    if (auth) app.use(path, auth.enforce);
-    app.use(path, bodySize({ maxBytes: options.maxBodyBytes }));
+    app.use(
+      path,
+      accessChecks({
+        ...(access && { origin: access.origin }),
+        ...(auth && { auth }),
+        ...(access?.rateLimit && { rateLimit: access.rateLimit }),
+        maxBodyBytes: options.maxBodyBytes,
+      }),
+    );
   }
 
   registerHealthRoutes(app, options);

@@ -1,15 +1,15 @@
 // The node:http front for the hot path: every POST to an MCP path (server.path and each endpoint's)
 // is served here, in the order of design.md's middleware (request id, access line and counter,
-// span, drain, Origin, token, rate limit, the 401/403, the body limit), by the same checks the
-// Hono middleware runs for every other request (request-head.ts). Anything else (GET streams,
-// DELETE, the legacy transport, health, metrics, metadata, admin) goes on to the Hono app.
+// span, drain, then the access checks), by the same checks the Hono middleware runs for every
+// other request (middleware/access-checks.ts). Anything else (GET streams, DELETE, the legacy
+// transport, health, metrics, metadata, admin) goes on to the Hono app.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '../../observe/logger.js';
 import type { Tracing } from '../../observe/tracing/tracing.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { HttpDrain } from '../drain.js';
+import { checkAccess } from '../middleware/access-checks.js';
 import type { BearerAuth } from '../middleware/bearer-auth.js';
-import { declaresTooLarge, tooLargeRefusal } from '../middleware/body-size.js';
 import type { OriginCheck } from '../middleware/origin-guard.js';
 import type { RateLimitCheck } from '../middleware/rate-limit.js';
 import type { RequestRecorder } from '../middleware/observe-requests.js';
@@ -45,22 +45,12 @@ export function messageFront(options: MessageFrontOptions, next: RequestListener
   async function serve(exchange: NodeExchange, path: MessagePath): Promise<void> {
     const refusedByDrain = drain?.refusesPost(Boolean(exchange.header(SESSION_HEADER)));
     if (refusedByDrain) return exchange.refuse(refusedByDrain);
-    if (origin) {
-      const verdict = origin(exchange);
-      if (verdict.refusal) return exchange.refuse(verdict.refusal);
-      exchange.cors = verdict.cors;
-    }
-    // Token first, so the limit counts by principal; the 401/403 after it, so refused requests count
-    // too; and all of it before the body is read, so a client without a token (or over its limit)
-    // never makes the gateway buffer a body.
-    const outcome = path.auth && (await path.auth.check(exchange.header('authorization')));
-    if (outcome && 'principal' in outcome) exchange.principal = outcome.principal;
-    if (rateLimit) {
-      const refused = await rateLimit(exchange, exchange.principal?.sub);
-      if (refused) return exchange.refuse(refused);
-    }
-    if (outcome && 'problem' in outcome) return exchange.refuse(path.auth!.refusal(outcome.problem, exchange));
-    if (declaresTooLarge(exchange.header('content-length'), maxBodyBytes)) return exchange.refuse(tooLargeRefusal(maxBodyBytes));
+    const verdict = await checkAccess(exchange, { ...(origin && { origin }), ...(path.auth && { auth: path.auth }), ...(rateLimit && { rateLimit }), maxBodyBytes });
+    exchange.cors = verdict.cors;
+    if (verdict.refusal) return exchange.refuse(verdict.refusal);
+    // Only POSTs come here, and a preflight is an OPTIONS: it goes on to the Hono app.
+    if (verdict.preflight) return;
+    exchange.principal = verdict.principal;
     await post.serve(exchange, path.endpoint);
   }
 

@@ -1,15 +1,13 @@
 // Bearer tokens -> principal, in two steps around the rate limit (design.md's order: token, then
-// limit). `authenticate` verifies the token and sets the principal, or remembers why it could not;
-// the rate limit then counts the request against the principal or, failing one, the client address
-// (the contract counts unauthenticated requests too); `enforce` refuses what `authenticate` could
-// not accept: 401 without a valid token, 403 without a required scope (RFC 6750, MCP authorization).
+// limit; access-checks.ts runs them). `check` verifies the token and gives the principal, or why it
+// could not; the rate limit then counts the request against the principal or, failing one, the
+// client address (the contract counts unauthenticated requests too); `refusal` answers what `check`
+// could not accept: 401 without a valid token, 403 without a required scope (RFC 6750, MCP authorization).
 // The token is read from the Authorization header only, never from the query string or the body.
-import type { MiddlewareHandler } from 'hono';
 import type { Principal } from '../../auth/principal.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { KeysUnavailableError, TokenRejectedError, type TokenVerifier } from '../../auth/token-verifier.js';
-import type { AppEnv } from '../app-env.js';
-import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
+import type { Refusal, RequestHead } from '../request-head.js';
 import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
@@ -22,9 +20,7 @@ export interface BearerAuthOptions {
 }
 
 export interface BearerAuth {
-  readonly authenticate: MiddlewareHandler<AppEnv>;
-  readonly enforce: MiddlewareHandler<AppEnv>;
-  /** The same two steps for either front: the Authorization header's principal, or why not. */
+  /** The Authorization header's principal, or why not. */
   check(header: string | undefined): Promise<AuthOutcome>;
   /** The refusal (401, 403 or 503) for what check could not accept, reported to the audit trail. */
   refusal(problem: Problem, head: RequestHead): Refusal;
@@ -47,14 +43,6 @@ const MAX_HEADER_LENGTH = 16 * 1024;
 export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], onRefused }: BearerAuthOptions): BearerAuth {
   if (!/^https?:\/\//.test(resourceMetadata)) throw new Error('bearerAuth: resourceMetadata must be an http(s) URL');
   if (requiredScopes.some((scope) => scope === '' || /\s/.test(scope))) throw new Error('bearerAuth: a scope is a word without spaces');
-  const problems = new WeakMap<Request, Problem>();
-
-  const authenticate: MiddlewareHandler<AppEnv> = async function bearerAuthenticate(c, next) {
-    const outcome = await check(c.req.header('authorization'));
-    if ('principal' in outcome) c.set('principal', outcome.principal);
-    else problems.set(c.req.raw, outcome.problem);
-    await next();
-  };
 
   async function check(header: string | undefined): Promise<AuthOutcome> {
     if (header === undefined || header.trim() === '') return { problem: { kind: 'missing' } };
@@ -70,12 +58,6 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
       throw error;
     }
   }
-
-  const enforce: MiddlewareHandler<AppEnv> = async function bearerEnforce(c, next) {
-    const problem = problems.get(c.req.raw);
-    if (problem === undefined) return next();
-    return refuseWithHono(c, refusal(problem, honoHead(c)));
-  };
 
   function refusal(problem: Problem, head: RequestHead): Refusal {
     const unread = unreadBodyHeaders(head);
@@ -127,5 +109,5 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
     }
   }
 
-  return { authenticate, enforce, check, refusal };
+  return { check, refusal };
 }

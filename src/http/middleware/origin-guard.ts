@@ -3,12 +3,12 @@
 // gateway listens on loopback only, a Host header that names something else is refused too, since
 // that is what a rebinding page's requests carry. Allowed browser origins get CORS headers, and
 // their preflight (OPTIONS) is answered here, before authentication: preflights carry no token.
-// The rule is originCheck, for either front (request-head.ts); originGuard is its Hono middleware.
+// The rule is originCheck, run with the other access checks (access-checks.ts).
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env.js';
+import { accessChecks } from './access-checks.js';
 import { compileOriginPatterns, isLoopbackHost } from '../origin-patterns.js';
-import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
-import { addResponseHeader, applyResponseHeaders, takeResponseHeaders } from '../response-headers.js';
+import type { Refusal, RequestHead } from '../request-head.js';
 import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
@@ -25,8 +25,6 @@ export type OriginVerdict = { readonly refusal: Refusal } | { readonly refusal?:
 
 export type OriginCheck = (head: RequestHead) => OriginVerdict;
 
-const ALLOW_METHODS = 'GET, POST, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
 const EXPOSE_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After';
 const NO_ORIGIN: OriginVerdict = Object.freeze({ cors: undefined });
 
@@ -60,28 +58,9 @@ export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginG
   };
 }
 
+/** The origin check alone as Hono middleware (the app runs it among the others: access-checks.ts). */
 export function originGuard(options: OriginGuardOptions = {}): MiddlewareHandler<AppEnv> {
-  return originGuardOf(originCheck(options));
-}
-
-/** The Hono middleware of an origin check: refusals, CORS headers, and the preflight's answer. */
-export function originGuardOf(check: OriginCheck): MiddlewareHandler<AppEnv> {
-  return async function originGuardMiddleware(c, next) {
-    const verdict = check(honoHead(c));
-    if (verdict.refusal) return refuseWithHono(c, verdict.refusal);
-    if (!verdict.cors) return next();
-    for (const [name, value] of Object.entries(verdict.cors)) addResponseHeader(c, name, value);
-    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method') !== undefined) {
-      return c.body(null, 204, {
-        ...takeResponseHeaders(c),
-        'Access-Control-Allow-Methods': ALLOW_METHODS,
-        'Access-Control-Allow-Headers': ALLOW_HEADERS,
-        'Access-Control-Max-Age': '600',
-      });
-    }
-    await next();
-    applyResponseHeaders(c);
-  };
+  return accessChecks({ origin: originCheck(options) });
 }
 
 /** The host name of a Host header (`example.com:8080`, `[::1]:80`), lower case; undefined when absent. */

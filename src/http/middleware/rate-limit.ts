@@ -1,11 +1,9 @@
 // 429 with Retry-After once a principal (or, without a valid token, the client address) has used
 // up its requests. Runs after bearer authentication so it can count by principal, and before the
 // 401 so that unauthenticated requests count too (the contract counts every request).
-// rateLimitCheck is the rule for either front (request-head.ts); rateLimit its Hono middleware.
-import type { MiddlewareHandler } from 'hono';
+// Run with the other access checks (access-checks.ts).
 import type { RateLimiter } from '../../limits/rate-limiter.js';
-import type { AppEnv } from '../app-env.js';
-import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
+import type { Refusal, RequestHead } from '../request-head.js';
 import { TransportCode } from '../transport-errors.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
@@ -30,17 +28,5 @@ export function rateLimitCheck({ limiter, onRefused }: RateLimitMiddlewareOption
       message: `Too Many Requests: retry in ${decision.retryAfterSeconds} s`,
       headers: { ...unreadBodyHeaders(head), 'Retry-After': String(decision.retryAfterSeconds) },
     };
-  };
-}
-
-export function rateLimit(options: RateLimitMiddlewareOptions): MiddlewareHandler<AppEnv> {
-  return rateLimitOf(rateLimitCheck(options));
-}
-
-/** The Hono middleware of a rate-limit check. */
-export function rateLimitOf(check: RateLimitCheck): MiddlewareHandler<AppEnv> {
-  return async function rateLimitMiddleware(c, next) {
-    const refusal = await check(honoHead(c), c.get('principal')?.sub);
-    return refusal ? refuseWithHono(c, refusal) : next();
   };
 }
