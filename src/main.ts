@@ -8,14 +8,14 @@ import { serverSlug } from './config/server-names.js';
 import { Catalog } from './gateway/catalogue/catalog.js';
 import { Gateway } from './gateway/gateway.js';
 import { ServerLimits } from './gateway/calls/server-limits.js';
-import { ModernFront } from './gateway/modern/front.js';
+import { ModernAdapter } from './gateway/modern/adapter.js';
 import { ParkedCalls } from './gateway/modern/parked-calls.js';
 import { RequestStateSealer } from './gateway/modern/request-state.js';
 import type { IsolatedServer } from './gateway/isolation/isolated-servers.js';
 import type { Routing } from './gateway/calls/routing.js';
 import { toolOverridesFrom } from './gateway/catalogue/tool-overrides.js';
 import { createAccessControl } from './http/access-control.js';
-import { createHttpFront } from './http/app.js';
+import { createHttpListeners } from './http/app.js';
 import { createQuotaLimiter } from './limits/create-limiter.js';
 import { HttpDrain } from './http/drain.js';
 import { OpenStreams } from './http/sse/open-streams.js';
@@ -205,7 +205,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const inputTimeoutMs = config.mrtr.inputTimeoutSeconds * 1000;
   const parked = new ParkedCalls(bus, inputTimeoutMs, logger);
   parked.start();
-  const modern = new ModernFront({ gateway, sealer: new RequestStateSealer(config.mrtr.stateSecret, inputTimeoutMs), parked });
+  const modern = new ModernAdapter({ gateway, sealer: new RequestStateSealer(config.mrtr.stateSecret, inputTimeoutMs), parked });
   upstreams.onChange((changes) => gateway.upstreamsChanged(changes));
   await sessions.ready();
 
@@ -217,7 +217,7 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
   const drain = new HttpDrain({ isDraining: () => draining });
   const tracing = await startTracing(config, logger, traceExportDelayMs);
   const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
-  const front = createHttpFront({
+  const listeners = createHttpListeners({
     access,
     events,
     openStreams,
@@ -290,12 +290,12 @@ export async function runGateway(config: Config, { logger, pageSize, jwksCooldow
       gateway.listens.endAll();
     },
   };
-  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: front.app }) : undefined;
+  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator, logger, access, mcpApp: listeners.app }) : undefined;
 
   let server: Server;
   try {
-    const hono = getRequestListener(admin?.onServerPort ?? front.app.fetch, { hostname: config.server.host });
-    server = await listen(front.listener(hono), config.server.host, config.server.port);
+    const hono = getRequestListener(admin?.onServerPort ?? listeners.app.fetch, { hostname: config.server.host });
+    server = await listen(listeners.listener(hono), config.server.host, config.server.port);
   } catch (error) {
     reloading?.close();
     throw error;

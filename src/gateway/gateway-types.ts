@@ -62,7 +62,7 @@ export interface ServeOptions {
 }
 
 /**
- * ServeOptions made in one place, so that they have one hidden class whichever front made them:
+ * ServeOptions made in one place, so that they have one hidden class whichever era made them:
  * Gateway.serve reads them on every request, and in a gateway serving both eras options of two or
  * three shapes made that code polymorphic (as callers of two shapes did; caller.ts).
  */

@@ -273,7 +273,7 @@ export class Gateway {
   }
 
   /**
-   * Serves one request of either era; the era's front shapes the answer (modern/front.ts). Rejects
+   * Serves one request of either era; the era's adapter shapes the answer (modern/adapter.ts). Rejects
    * only when the session store did not answer (StoreUnavailableError), after counting the request:
    * that is the transport's to answer ("retry"), not a JSON-RPC error of the request.
    */

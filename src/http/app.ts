@@ -1,10 +1,10 @@
-// The HTTP face of the gateway: the node:http message front for POSTs to the MCP paths (the hot
-// path, front/message-front.ts), and the Hono app for everything else: middleware in the order
+// The HTTP listeners of the gateway: the node:http fast path for POSTs to the MCP paths (the hot
+// path, fast-path/post-listener.ts), and the Hono app for everything else: middleware in the order
 // design.md gives, then the routes. Both run the same access checks (middleware/access-checks.ts).
 import type { RequestListener } from 'node:http';
 import { Hono } from 'hono';
 import type { Gateway } from '../gateway/gateway.js';
-import type { ModernFront } from '../gateway/modern/front.js';
+import type { ModernAdapter } from '../gateway/modern/adapter.js';
 import type { Logger } from '../observe/logger.js';
 import type { GatewayMetrics } from '../observe/metrics.js';
 import type { SessionEvents } from '../session/events.js';
@@ -16,8 +16,8 @@ import type { AppEnv } from './app-env.js';
 import type { HttpDrain } from './drain.js';
 import { accessChecks } from './middleware/access-checks.js';
 import { observeRequests, RequestRecorder } from './middleware/observe-requests.js';
-import { messageFront, type MessagePath } from './front/message-front.js';
-import { McpPost } from './front/mcp-post.js';
+import { postListener, type MessagePath } from './fast-path/post-listener.js';
+import { McpPost } from './fast-path/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
@@ -40,8 +40,8 @@ export interface AppOptions {
   readonly ssePath?: string;
   readonly maxBodyBytes: number;
   readonly gateway: Gateway;
-  /** The 2026-07-28 front: requests that carry the per-request envelope. */
-  readonly modern: ModernFront;
+  /** The 2026-07-28 era adapter: requests that carry the per-request envelope. */
+  readonly modern: ModernAdapter;
   readonly store: SessionStore;
   readonly events: SessionEvents;
   readonly openStreams: OpenStreams;
@@ -63,14 +63,14 @@ export interface AppOptions {
 /** How often an idle stream (a GET stream, a 2026 listen) gets a comment, so proxies keep it open. */
 const KEEP_ALIVE_MS = 25_000;
 
-export interface HttpFront {
+export interface HttpListeners {
   /** Everything but the POSTs to MCP paths. */
   readonly app: Hono<AppEnv>;
   /** The server's listener: the POSTs to MCP paths, and `next` (the app, or what wraps it) for the rest. */
   listener(next: RequestListener): RequestListener;
 }
 
-export function createHttpFront(options: AppOptions): HttpFront {
+export function createHttpListeners(options: AppOptions): HttpListeners {
   // The legacy transport's two paths sit behind the same middleware as the MCP endpoint.
   const legacyPaths = options.ssePath ? [options.ssePath, legacyMessagePath(options.ssePath)] : [];
   const endpoints = options.endpoints ?? [];
@@ -99,7 +99,7 @@ export function createHttpFront(options: AppOptions): HttpFront {
   return {
     app,
     listener: (next) =>
-      messageFront(
+      postListener(
         {
           paths,
           post,

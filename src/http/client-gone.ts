@@ -24,7 +24,7 @@ export function clientGone(c: Context): Cancellation {
   };
 }
 
-/** The client closed the connection before `outgoing` ended (either front). */
+/** The client closed the connection before `outgoing` ended (Hono or the fast path). */
 export function responseGone(outgoing: ServerResponse): Cancellation {
   return {
     onCancel(listener) {

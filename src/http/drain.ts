@@ -70,7 +70,7 @@ export class HttpDrain {
   }
 
   /**
-   * For the node:http message front (front/message-front.ts), which does what the middleware does:
+   * For the node:http fast path (fast-path/post-listener.ts), which does what the middleware does:
    * the refusal of a POST that would start a session while draining, else undefined.
    */
   refusesPost(hasSession: boolean): Refusal | undefined {

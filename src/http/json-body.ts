@@ -23,7 +23,7 @@ export async function readJson(c: Context<AppEnv>, maxBytes: number): Promise<Pa
   return parseJsonBody(body.bytes);
 }
 
-/** One body, already read within the limit, as JSON: for either front. */
+/** One body, already read within the limit, as JSON: for Hono and the fast path. */
 export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   let text: string;
   try {

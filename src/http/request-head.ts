@@ -1,7 +1,7 @@
-// What access control reads of a request and how it says no, whichever front received the request:
-// Hono's context (GET and DELETE on the MCP paths, the legacy transport, health and metadata routes)
-// or the node:http message front (POSTs to the MCP paths, front/message-front.ts). One rule, one
-// implementation: each check is written against these, and each front adapts them.
+// What access control reads of a request and how it says no, whichever way it came in: Hono's
+// context (GET and DELETE on the MCP paths, the legacy transport, health and metadata routes) or
+// the node:http fast path (POSTs to the MCP paths, fast-path/post-listener.ts). One rule, one
+// implementation: each check is written against these (middleware/access-checks.ts).
 import type { Context } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { clientAddress } from './client-address.js';

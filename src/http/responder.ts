@@ -11,12 +11,12 @@ import { takeResponseHeaders } from './response-headers.js';
 
 /**
  * Makes an answer from a body or an SSE stream. Hono's routes get a Response to return; the
- * node:http message front (front/) writes the answer at once and gets nothing back.
+ * node:http fast path (fast-path/) writes the answer at once and gets nothing back.
  */
 export type Responder<R = Response> = (body: string | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => R;
 
 /**
- * The node:http front's responder (front/node-exchange.ts), which also writes a body in pieces:
+ * The node:http fast path's responder (fast-path/node-exchange.ts), which also writes a body in pieces:
  * a response around a catalogue page's kept bytes (protocol/json-text.ts responseBody).
  */
 export type PiecesResponder = (body: string | JsonPieces | ReadableStream<Uint8Array>, status: number, headers: Readonly<Record<string, string>>) => void;

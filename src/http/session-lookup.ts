@@ -1,7 +1,7 @@
 // Which session a request to an MCP path belongs to, by the transport's rules (2025-11-25): a
 // supported MCP-Protocol-Version if one is sent, an Mcp-Session-Id, and a session that exists for
-// this principal on this endpoint. For either front (request-head.ts): the node:http message front
-// for POSTs, Hono's routes for GET and DELETE.
+// this principal on this endpoint. For both ways in (request-head.ts): the node:http fast path for
+// POSTs, Hono's routes for GET and DELETE.
 import { isSupportedProtocolVersion } from '../gateway/sessions/initialize.js';
 import type { Principal } from '../auth/principal.js';
 import { isWellFormedSessionId } from '../session/session-id.js';

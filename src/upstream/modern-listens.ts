@@ -151,7 +151,7 @@ function listChangeMethods(filter: SubscriptionFilter): string[] {
 
 /**
  * The notification as a 2025 upstream would send it: the listen's subscriptionId names a stream of
- * this connection, which means nothing to the gateway's clients (the front stamps its own).
+ * this connection, which means nothing to the gateway's clients (the era adapter stamps its own).
  */
 export function withoutSubscriptionId(notification: UpstreamNotification): UpstreamNotification {
   const meta = notification.params?._meta;

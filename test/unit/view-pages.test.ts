@@ -16,7 +16,7 @@ function tools(count: number): { item: Record<string, unknown> }[] {
   }));
 }
 
-/** A body as the node:http front writes it: the pieces' bytes one after another. */
+/** A body as the node:http fast path writes it: the pieces' bytes one after another. */
 function written(body: string | JsonPieces): string {
   return typeof body === 'string' ? body : Buffer.concat(body.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece))).toString('utf8');
 }

@@ -65,7 +65,7 @@ export class UpstreamForwarding {
       trace.credentials ??= isolatedServer?.credentials?.source.mode ?? 'config';
       const sessionIsolated = isolatedServer !== undefined;
       const first = await this.#send(request, sessionIsolated, server, method, params, retry?.server === server ? retry.answers : undefined);
-      // A 2026 caller gets a 2026 upstream's input_required as it is (its front wraps the state);
+      // A 2026 caller gets a 2026 upstream's input_required as it is (its era adapter wraps the state);
       // a 2025 session is asked on its own streams, and the upstream retried with the answers.
       const session = caller.session;
       if (!session) return first;

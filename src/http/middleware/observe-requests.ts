@@ -49,7 +49,7 @@ export interface ObservedRequest {
   readonly span: { readonly traceId: string; readonly spanId: string } | undefined;
 }
 
-/** The access line and the counter, for either front (the Hono middleware below, front/message-front.ts). */
+/** The access line and the counter, for the Hono middleware below and the fast path (fast-path/post-listener.ts). */
 export class RequestRecorder {
   readonly #logger: Logger;
   readonly #metrics: ObserveRequestsOptions['metrics'];

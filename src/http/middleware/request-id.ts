@@ -9,7 +9,7 @@ import { addResponseHeader, applyResponseHeaders } from '../response-headers.js'
 const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** The client's id when it is one we can log safely, else a fresh one (either front). */
+/** The client's id when it is one we can log safely, else a fresh one (Hono or the fast path). */
 export function requestIdFrom(incoming: string | undefined): string {
   return incoming !== undefined && ACCEPTABLE_ID.test(incoming) ? incoming : freshRequestId();
 }

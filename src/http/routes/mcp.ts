@@ -1,6 +1,6 @@
 // The MCP endpoint's GET (the standalone SSE stream) and DELETE (ending a session), per the
 // Streamable HTTP transport of 2025-11-25, and 405 for any other method but POST. POSTs, the hot
-// path, never reach Hono: the node:http message front serves them (front/message-front.ts).
+// path, never reach Hono: the node:http fast path serves them (fast-path/post-listener.ts).
 import type { Context, Hono } from 'hono';
 import type { Gateway } from '../../gateway/gateway.js';
 import type { SessionStore } from '../../session/store.js';

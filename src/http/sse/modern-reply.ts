@@ -13,7 +13,7 @@ export class ModernReply {
   #stream: SseStream<void> | undefined;
   #finished = false;
 
-  /** `respond` writes the HTTP answer (front/node-exchange.ts). */
+  /** `respond` writes the HTTP answer (fast-path/node-exchange.ts). */
   constructor(private readonly respond: PiecesResponder) {
     this.related = { send: (message) => this.#send(message) };
   }

@@ -22,7 +22,7 @@ export interface PostReplyOptions {
   readonly openStreams: OpenStreams;
   /** Whether to start streams with a priming event (clients of 2025-11-25 and later). */
   readonly prime: boolean;
-  /** Writes the HTTP answer (front/node-exchange.ts). */
+  /** Writes the HTTP answer (fast-path/node-exchange.ts). */
   readonly respond: PiecesResponder;
   readonly logger: Logger;
 }

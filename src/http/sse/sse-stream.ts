@@ -14,7 +14,7 @@ export const SSE_HEADERS = {
 } as const;
 
 export class SseStream<R = Response> {
-  /** What the responder made of the stream: a Response for Hono, nothing for the node:http front. */
+  /** What the responder made of the stream: a Response for Hono, nothing for the node:http fast path. */
   readonly response: R;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #closed = false;

@@ -1,10 +1,10 @@
 // A POST to an MCP endpoint, per the Streamable HTTP transport of 2025-11-25: header rules, one read
 // and one parse of the body, the session; then the message goes to the gateway and its answer comes
 // back as JSON or as an SSE stream (PostReply). A message carrying the 2026 envelope goes to the 2026
-// front instead (modern-post.ts). No MCP semantics live here beyond telling initialize from the rest.
+// era adapter instead (modern-post.ts). No MCP semantics live here beyond telling initialize from the rest.
 import type { Gateway } from '../../gateway/gateway.js';
 import { classifyMessage, errorResponse, type ClassifiedMessage, type JsonRpcResponse } from '../../protocol/json-rpc.js';
-import type { ModernFront } from '../../gateway/modern/front.js';
+import type { ModernAdapter } from '../../gateway/modern/adapter.js';
 import { metaTraceContext } from '../../protocol/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
 import type { SessionEvents } from '../../session/events.js';
@@ -21,8 +21,8 @@ import type { NodeExchange } from './node-exchange.js';
 
 export interface McpPostOptions {
   readonly gateway: Gateway;
-  /** The 2026-07-28 front: requests that carry the per-request envelope. */
-  readonly modern: ModernFront;
+  /** The 2026-07-28 era adapter: requests that carry the per-request envelope. */
+  readonly modern: ModernAdapter;
   readonly store: SessionStore;
   readonly events: SessionEvents;
   readonly openStreams: OpenStreams;

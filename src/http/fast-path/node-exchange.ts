@@ -1,4 +1,4 @@
-// One POST to an MCP path as the message front serves it: the request's head and body read from
+// One POST to an MCP path as the fast path serves it: the request's head and body read from
 // node:http, and its one answer written back: a JSON body, a refusal, or an SSE stream. Whatever
 // the answer, the request leaves its access line and counter (RequestRecorder), its span (with
 // tracing on), and its place among the requests a draining replica waits for.

@@ -1,4 +1,4 @@
-// The node:http front for the hot path: every POST to an MCP path (server.path and each endpoint's)
+// The node:http fast path for the hot path: every POST to an MCP path (server.path and each endpoint's)
 // is served here, in the order of design.md's middleware (request id, access line and counter,
 // span, drain, then the access checks), by the same checks the Hono middleware runs for every
 // other request (middleware/access-checks.ts). Anything else (GET streams, DELETE, the legacy
@@ -26,7 +26,7 @@ export interface MessagePath {
   readonly auth: BearerAuth | undefined;
 }
 
-export interface MessageFrontOptions {
+export interface PostListenerOptions {
   readonly paths: ReadonlyMap<string, MessagePath>;
   readonly post: McpPost;
   readonly recorder: RequestRecorder;
@@ -39,7 +39,7 @@ export interface MessageFrontOptions {
 }
 
 /** A listener that serves the POSTs to MCP paths and hands everything else to `next`. */
-export function messageFront(options: MessageFrontOptions, next: RequestListener): RequestListener {
+export function postListener(options: PostListenerOptions, next: RequestListener): RequestListener {
   const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing } = options;
 
   async function serve(exchange: NodeExchange, path: MessagePath): Promise<void> {

@@ -1,10 +1,10 @@
 // The 2026-07-28 side of the MCP endpoint: a POST whose body carries the per-request envelope.
 // Headers are checked against the body here (they are HTTP's business), the request goes to the
-// gateway's 2026 front, and its answer comes back as JSON or as a stream scoped to the request,
+// gateway's 2026 era adapter, and its answer comes back as JSON or as a stream scoped to the request,
 // whose closing by the client cancels the request. subscriptions/listen keeps its stream open.
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
 import { envelopeVersion } from '../../gateway/modern/envelope.js';
-import type { ModernAnswer, ModernFront } from '../../gateway/modern/front.js';
+import type { ModernAnswer, ModernAdapter } from '../../gateway/modern/adapter.js';
 import type { Listens } from '../../gateway/modern/listens.js';
 import { META } from '../../gateway/modern/envelope.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
@@ -19,7 +19,7 @@ import type { NodeExchange } from './node-exchange.js';
 const HEADER_MISMATCH = -32020;
 
 /**
- * Whether a POSTed request or notification belongs to the 2026 front: its envelope names a version,
+ * Whether a POSTed request or notification belongs to the 2026 era adapter: its envelope names a version,
  * or it is a request whose MCP-Protocol-Version header names a 2026 revision. Such a request without
  * a usable envelope is a malformed 2026 request (400, -32602, as the spec says), not a 2025 request
  * missing its session. initialize is how a 2025 client starts, so without an envelope it stays 2025.
@@ -30,8 +30,8 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, h
 }
 
 export interface ModernPostOptions {
-  /** The 2026 front of the gateway. */
-  readonly modern: ModernFront;
+  /** The 2026 era adapter of the gateway. */
+  readonly modern: ModernAdapter;
   readonly gateway: { readonly listens: Listens };
   readonly logger: Logger;
   readonly keepAliveMs: number;
@@ -74,9 +74,9 @@ export function serveModern(exchange: NodeExchange, message: JsonRpcRequest | Js
 }
 
 /** For a tools/call of a tool whose schema mirrors parameters into headers: whether they match. */
-function mirroredParamMismatch(exchange: NodeExchange, message: JsonRpcRequest | JsonRpcNotification, endpoint: string | undefined, front: ModernFront): string | undefined {
+function mirroredParamMismatch(exchange: NodeExchange, message: JsonRpcRequest | JsonRpcNotification, endpoint: string | undefined, adapter: ModernAdapter): string | undefined {
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return undefined;
-  const inputSchema = front.toolInputSchema(message.params.name, exchange.principal, endpoint);
+  const inputSchema = adapter.toolInputSchema(message.params.name, exchange.principal, endpoint);
   return inputSchema && paramHeaderMismatch(inputSchema, message.params.arguments, (name) => exchange.header(name.toLowerCase()));
 }
 

@@ -1,4 +1,4 @@
-// The 2026-07-28 front of the gateway: one stateless request in, one answer out. It reads the
+// The 2026-07-28 era adapter of the gateway: one stateless request in, one answer out. It reads the
 // envelope into a Caller, serves the request through the same Gateway.serve as a 2025 session's,
 // and shapes the answer for 2026 (resultType, serverInfo, cache hints, error codes). When an
 // upstream needs input from the client, the answer is input_required with state sealed by the
@@ -51,14 +51,14 @@ export interface ModernRequestOptions {
   readonly parentSpan?: SpanParent;
 }
 
-export interface ModernFrontOptions {
+export interface ModernAdapterOptions {
   readonly gateway: Gateway;
   readonly sealer: RequestStateSealer;
   readonly parked: ParkedCalls;
 }
 
-export class ModernFront {
-  constructor(private readonly options: ModernFrontOptions) {}
+export class ModernAdapter {
+  constructor(private readonly options: ModernAdapterOptions) {}
 
   /** The Caller a 2026 request (on `endpoint`; absent: the default one) describes, or the refusal of its envelope. */
   caller(request: JsonRpcRequest, principal: Principal | undefined, endpoint?: string, facts: ModernRequestFacts = {}): Caller | ModernAnswer {
