@@ -1,4 +1,4 @@
-// The node:http fast path for the hot path: every POST to an MCP path (server.path and each endpoint's)
+// The node:http fast path: every POST to an MCP path (server.path and each endpoint's)
 // is served here, in the order of design.md's middleware (request id, access line and counter,
 // span, drain, then the access checks), by the same checks the Hono middleware runs for every
 // other request (middleware/access-checks.ts). Anything else (GET streams, DELETE, the legacy
