@@ -27,8 +27,8 @@ type NamedServers = readonly { name: string; prefix: string }[];
 
 /**
  * The prefixed servers of each list of configured servers: asked on every call, a scan of the list
- * grew with the number of servers. The list is made anew when a reload changes it (main.ts), so a
- * set per list is never stale.
+ * grew with the number of servers. The list is made anew when a reload changes it
+ * (compose/server-views.ts), so a set per list is never stale.
  */
 const prefixedServers = new WeakMap<NamedServers, ReadonlySet<string>>();
 

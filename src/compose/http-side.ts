@@ -1,0 +1,72 @@
+// The HTTP layer over the gateway core: open streams, the drain, tracing, access control and the
+// two listeners (the node:http fast path and the Hono app), not yet listening.
+import type { Config } from '../config/schema.js';
+import { createAccessControl, type AccessControl } from '../http/access-control.js';
+import { createHttpListeners, type HttpListeners } from '../http/app.js';
+import { HttpDrain } from '../http/drain.js';
+import { OpenStreams } from '../http/sse/open-streams.js';
+import type { Logger } from '../observe/logger.js';
+import { resolveTracing } from '../observe/tracing/settings.js';
+import type { Tracing } from '../observe/tracing/tracing.js';
+import type { DrainState } from './drain-state.js';
+import type { GatewayCore } from './gateway-core.js';
+
+export interface HttpSide {
+  readonly openStreams: OpenStreams;
+  readonly drain: HttpDrain;
+  readonly tracing: Tracing | undefined;
+  readonly access: AccessControl;
+  readonly listeners: HttpListeners;
+}
+
+export interface HttpSideDeps {
+  readonly logger: Logger;
+  readonly state: DrainState;
+  readonly jwksCooldownMs: number | undefined;
+  readonly traceExportDelayMs: number | undefined;
+}
+
+export async function buildHttpSide(config: Config, core: GatewayCore, { logger, state, jwksCooldownMs, traceExportDelayMs }: HttpSideDeps): Promise<HttpSide> {
+  const { gateway, metrics, sessions } = core;
+  const openStreams = new OpenStreams();
+  metrics.countStreams(openStreams);
+  metrics.countListens(gateway.listens);
+  const drain = new HttpDrain({ isDraining: () => state.draining });
+  const tracing = await startTracing(config, logger, traceExportDelayMs);
+  const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
+  const listeners = createHttpListeners({
+    access,
+    events: sessions.events,
+    openStreams,
+    mcpPath: config.server.path,
+    endpoints: Object.entries(config.endpoints).map(([name, { path }]) => ({ name, path })),
+    ssePath: config.server.ssePath,
+    maxBodyBytes: config.server.maxBodyBytes,
+    gateway,
+    modern: core.modern,
+    store: sessions.store,
+    upstreams: core.upstreams,
+    pinning: core.pinning,
+    logger,
+    isDraining: () => state.draining,
+    metrics,
+    drain,
+    ...(tracing && { tracing }),
+  });
+  return { openStreams, drain, tracing, access, listeners };
+}
+
+/**
+ * Tracing, when the config or the OTEL_* environment asks for it (observe/tracing/settings.ts);
+ * else undefined, and the OpenTelemetry SDK is not even loaded.
+ */
+async function startTracing(config: Config, logger: Logger, exportDelayMs: number | undefined): Promise<Tracing | undefined> {
+  const { settings, warnings } = resolveTracing(config.telemetry, process.env);
+  for (const warning of warnings) logger.warn(warning);
+  if (!settings) return undefined;
+  // The URL without its query or user part, which could hold a credential; never the headers.
+  const { origin, pathname } = new URL(settings.endpoint);
+  logger.info({ endpoint: `${origin}${pathname}`, protocol: settings.protocol, serviceName: settings.serviceName, sampler: settings.sampler }, 'traces go to an OTLP endpoint');
+  const { createOtelTracing } = await import('../observe/tracing/otel-tracing.js');
+  return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
+}
