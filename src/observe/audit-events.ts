@@ -2,7 +2,7 @@
 // the order a line has them, with what each means and when it is there. audit.ts writes the lines
 // (the fields it names are typed against this table, and test/unit/audit-events.test.ts holds every
 // line it writes to it); docs/reference/audit-log.md is generated from it (scripts/docs/audit.ts).
-import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
+import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
 import { WITHHELD_REASONS } from '../pinning/enforcer.js';
 
 export interface AuditField {

@@ -3,7 +3,7 @@
 // main.ts does); this adds what a help line cannot hold. The generator refuses a label without a
 // meaning here, or an entry for a metric or label the registry does not have, so a new label is
 // documented where it is defined. Value lists come from the sets the code uses.
-import { LIMIT_REFUSAL_REASONS } from '../gateway/server-limits.js';
+import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
 import { NOTIFICATION_METHODS, RPC_METHODS } from './metrics.js';
 
 export interface MetricDoc {
