@@ -1,6 +1,7 @@
 // What the operator's window reads and what it may do, handed over by the composition root
-// (compose/operator.ts). Small getters over the running parts, read at each request: a reload replaces the
-// config, the upstreams and the catalogue view under them. No HTTP here (http/admin/ serves it).
+// (compose/operator.ts). Small getters over the running parts, read at each request: a reload
+// replaces the config, the upstreams and the catalogue view under them. No HTTP here (http/admin/
+// serves it).
 import type { Config } from '../config/schema.js';
 import type { AccessPolicy } from '../gateway/catalogue/access.js';
 import type { CatalogView } from '../gateway/catalogue/catalog-view.js';

@@ -422,8 +422,8 @@ export class Gateway {
 
   /**
    * An unknown tool or prompt under the prefix of a server with per-user credentials whose lists
-   * the caller could not have: the reason instead (isolation/isolated-servers.ts, explainUnlisted), unless
-   * the endpoint or policy hides the item, which stays unknown.
+   * the caller could not have: the reason instead (isolation/isolated-servers.ts, explainUnlisted),
+   * unless the endpoint or policy hides the item, which stays unknown.
    */
   #explained(error: unknown, caller: Caller, request: JsonRpcRequest, isolation: SessionRecord | undefined): Error | undefined {
     if (!isolation || !this.#isolated || !(error instanceof RpcError) || error.code !== JsonRpcCode.InvalidParams) return undefined;

@@ -18,7 +18,8 @@ import type { WellKnownRouteOptions } from './routes/well-known.js';
 export interface AccessControl {
   /**
    * First: refuses foreign origins and (on a loopback bind) foreign Host headers. Checks, not
-   * middleware: middleware/access-checks.ts runs them all, in order, for the Hono app and the fast path.
+   * middleware: middleware/access-checks.ts runs them all, in order, for the Hono app and the fast
+   * path.
    */
   readonly origin: OriginCheck;
   /** Then, in this order: the token's check, the rate limit, the token's refusal; the body limit last. */

@@ -2,7 +2,8 @@
 // era), without its protocol layer (see lean-requests.ts for why):
 //   - every request and notification carries the reserved `_meta` envelope: protocol version,
 //     client info and client capabilities, under the caller's own `_meta` keys, which win (the
-//     gateway names the calling client's capabilities and log level there; gateway/calls/upstream-params.ts);
+//     gateway names the calling client's capabilities and log level there;
+//     gateway/calls/upstream-params.ts);
 //   - a request whose method the era deleted (ping, initialize, logging/setLevel, the task methods it
 //     did not keep, ...) is refused with "method not found" before it is sent;
 //   - every result must say its `resultType`: `complete` comes back without it, as from a 2025

@@ -1,7 +1,8 @@
 // A POST to an MCP endpoint, per the Streamable HTTP transport of 2025-11-25: header rules, one read
 // and one parse of the body, the session; then the message goes to the gateway and its answer comes
 // back as JSON or as an SSE stream (PostReply). A message carrying the 2026 envelope goes to the 2026
-// era adapter instead (modern-post.ts). No MCP semantics live here beyond telling initialize from the rest.
+// era adapter instead (modern-post.ts). No MCP semantics live here beyond telling initialize from
+// the rest.
 import type { Gateway } from '../../gateway/gateway.js';
 import { classifyMessage, errorResponse, type ClassifiedMessage, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { ModernAdapter } from '../../gateway/modern/adapter.js';

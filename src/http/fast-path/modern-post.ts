@@ -19,10 +19,11 @@ import type { NodeExchange } from './node-exchange.js';
 const HEADER_MISMATCH = -32020;
 
 /**
- * Whether a POSTed request or notification belongs to the 2026 era adapter: its envelope names a version,
- * or it is a request whose MCP-Protocol-Version header names a 2026 revision. Such a request without
- * a usable envelope is a malformed 2026 request (400, -32602, as the spec says), not a 2025 request
- * missing its session. initialize is how a 2025 client starts, so without an envelope it stays 2025.
+ * Whether a POSTed request or notification belongs to the 2026 era adapter: its envelope names a
+ * version, or it is a request whose MCP-Protocol-Version header names a 2026 revision. Such a
+ * request without a usable envelope is a malformed 2026 request (400, -32602, as the spec says), not
+ * a 2025 request missing its session. initialize is how a 2025 client starts, so without an
+ * envelope it stays 2025.
  */
 export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, headerVersion: string | undefined): boolean {
   if (envelopeVersion(message.params) !== undefined) return true;

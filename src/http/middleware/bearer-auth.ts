@@ -2,7 +2,8 @@
 // limit; access-checks.ts runs them). `check` verifies the token and gives the principal, or why it
 // could not; the rate limit then counts the request against the principal or, failing one, the
 // client address (the contract counts unauthenticated requests too); `refusal` answers what `check`
-// could not accept: 401 without a valid token, 403 without a required scope (RFC 6750, MCP authorization).
+// could not accept: 401 without a valid token, 403 without a required scope (RFC 6750, MCP
+// authorization).
 // The token is read from the Authorization header only, never from the query string or the body.
 import type { Principal } from '../../auth/principal.js';
 import { bearerChallenge } from '../../auth/challenge.js';
