@@ -14,23 +14,31 @@ export const SECRET_PLACEHOLDER = '{secret}';
 
 const tokenExchange = z
   .object({
-    tokenEndpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    clientId: z.string().min(1),
+    tokenEndpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe("The identity provider's token endpoint."),
+    clientId: z.string().min(1).describe('The gateway\'s client id at the identity provider.'),
     // From `${VAR}` (or VAR_FILE, a mounted secret): never written in the file itself.
-    clientSecret: z.string().min(1).optional(),
-    clientAuthentication: z.enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt']).default('client_secret_basic'),
+    clientSecret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Its secret, from `${VAR}` (or `VAR_FILE`): required unless `clientAuthentication` is `private_key_jwt`.'),
+    clientAuthentication: z
+      .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt'])
+      .default('client_secret_basic')
+      .describe('How the gateway authenticates to the token endpoint.'),
     // private_key_jwt (RFC 7523): a PKCS#8 PEM private key, from `${VAR}` or VAR_FILE.
-    privateKey: z.string().min(1).optional(),
-    privateKeyAlgorithm: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256'),
-    keyId: z.string().min(1).optional(),
+    privateKey: z.string().min(1).optional().describe('With `private_key_jwt` (RFC 7523): a PKCS#8 PEM private key, from `${VAR}` or `VAR_FILE`.'),
+    privateKeyAlgorithm: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256').describe('The algorithm `privateKey` signs with.'),
+    keyId: z.string().min(1).optional().describe('The `kid` of the signed assertion.'),
     // What the token is asked for (RFC 8693 section 2.1): at least one of audience and resource.
-    audience: z.string().min(1).optional(),
-    resource: z.url({ error: 'must be a URL' }).optional(),
-    scopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]),
-    requestedTokenType: z.string().min(1).default(TOKEN_TYPE_ACCESS),
-    timeoutMs: lenientNumber(z.number().int().positive().max(120_000)).default(10_000),
+    audience: z.string().min(1).optional().describe('The upstream the token is asked for (at least one of `audience` and `resource`).'),
+    resource: z.url({ error: 'must be a URL' }).optional().describe('The upstream\'s URI the token is asked for (at least one of `audience` and `resource`).'),
+    scopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]).describe('Scopes asked for.'),
+    requestedTokenType: z.string().min(1).default(TOKEN_TYPE_ACCESS).describe('The RFC 8693 token type asked for.'),
+    timeoutMs: lenientNumber(z.number().int().positive().max(120_000)).default(10_000).describe('How long an exchange may take, in milliseconds.'),
   })
   .strict()
+  .describe("RFC 8693 token exchange, for HTTP upstreams: the caller's token is exchanged at the identity provider for one made for the upstream, sent as `Authorization: Bearer`.")
   .superRefine((exchange, ctx) => {
     if (exchange.audience === undefined && exchange.resource === undefined) {
       ctx.addIssue({ code: 'custom', path: ['audience'], message: 'name the upstream the token is for: audience, resource, or both' });
@@ -45,16 +53,21 @@ const tokenExchange = z
 const perUser = z
   .object({
     // A directory of one file per caller: a mounted Kubernetes Secret.
-    directory: z.string().min(1),
+    directory: z.string().min(1).describe('A directory of one file per caller, typically a mounted Kubernetes Secret.'),
     // The token claim whose value names the caller's file (secret-directory.ts maps it to a file name).
-    claim: z.string().min(1).default('sub'),
+    claim: z.string().min(1).default('sub').describe("The token claim whose value names the caller's file."),
     // HTTP: the header the secret is sent in, and how (`{secret}` stands for it).
-    header: z.string().regex(HEADER_NAME, 'must be an HTTP header name').optional(),
-    format: z.string().includes(SECRET_PLACEHOLDER, { error: `must contain ${SECRET_PLACEHOLDER}, where the secret goes` }).optional(),
+    header: z.string().regex(HEADER_NAME, 'must be an HTTP header name').optional().describe('HTTP: the header the secret is sent in; default `Authorization`.'),
+    format: z
+      .string()
+      .includes(SECRET_PLACEHOLDER, { error: `must contain ${SECRET_PLACEHOLDER}, where the secret goes` })
+      .optional()
+      .describe(`HTTP: the header's value, \`${SECRET_PLACEHOLDER}\` standing for the secret; default \`Bearer ${SECRET_PLACEHOLDER}\` for Authorization, else \`${SECRET_PLACEHOLDER}\`.`),
     // stdio: the environment variable of the caller's own process.
-    env: z.string().regex(ENV_NAME, 'must be an environment variable name').optional(),
+    env: z.string().regex(ENV_NAME, 'must be an environment variable name').optional().describe("stdio (required there): the environment variable of the caller's own process."),
   })
-  .strict();
+  .strict()
+  .describe('A secret per caller, read from a file named after a token claim: for HTTP and stdio upstreams.');
 
 export const credentialsSection = z
   .object({
@@ -62,9 +75,13 @@ export const credentialsSection = z
     perUser: perUser.optional(),
     // A caller without a credential: the server's items are left out of their lists, or listed
     // and answered with an error that says what is missing.
-    whenMissing: z.enum(['hide', 'error']).default('error'),
+    whenMissing: z
+      .enum(['hide', 'error'])
+      .default('error')
+      .describe("A caller without a credential: `error` lists the server's tools and answers a call with an error saying what is missing; `hide` leaves the server out of their lists."),
   })
   .strict()
+  .describe('Each caller reaches the upstream as themself: exactly one of `tokenExchange` and `perUser`. Needs `auth` and `isolation: session`.')
   .superRefine((credentials, ctx) => {
     const given = (credentials.tokenExchange ? 1 : 0) + (credentials.perUser ? 1 : 0);
     if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of tokenExchange and perUser' });

@@ -1,17 +1,20 @@
 // Config file -> validated, defaulted, frozen Config. The steps, in order: parse the text; replace
 // ${VAR} in string values (interpolate.ts); rewrite other clients' aliases (aliases.ts); apply
-// PORT/HOST/REDIS_URL and --host/--port (overrides.ts); validate and default (schema.ts). Every
-// step reports problems instead of stopping at the first, so one run shows everything to fix.
+// PORT/HOST/REDIS_URL and --host/--port (overrides.ts); validate and default (schema.ts), and check
+// what spans keys (cross-key.ts) on whatever parsed. Every step reports problems instead of
+// stopping at the first, so one run shows everything to fix.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { normaliseServerAliases } from './aliases.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
+import { crossKeyProblems } from './cross-key.js';
 import { deepFreeze } from './freeze.js';
 import { interpolateTree } from './interpolate.js';
 import { problemsFromIssues } from './issues.js';
 import { formatKeyPath, isPlainObject, type PathProblem } from './key-path.js';
 import { applyOverrides, type ConfigOverrides } from './overrides.js';
 import { formatOfFile, parseText, type ConfigFormat } from './parse-text.js';
+import { partsOf } from './parts.js';
 import { configSchema, type Config } from './schema.js';
 import { withSecretFiles } from './secret-files.js';
 
@@ -63,6 +66,8 @@ export function parseConfigText(
   const aliased = normaliseServerAliases(interpolated.tree);
   const { tree, sources } = applyOverrides(aliased.tree, env, overrides);
   const result = configSchema.safeParse(file === undefined ? tree : withLockFileNamedAfter(file, tree));
+  // Run on what parsed, whether or not the rest did, so they are listed beside field-level problems.
+  const crossKey = crossKeyProblems(partsOf(tree));
 
   // A value whose variable was unset, or a server whose `type` was wrong, is reported once, by the
   // step that knows why; the schema would only add a vaguer second line about the same key.
@@ -74,7 +79,7 @@ export function parseConfigText(
     : problemsFromIssues(result.error.issues, tree).filter((problem) => !alreadyReported.has(formatKeyPath(problem.path)));
 
   const secretProblems: PathProblem[] = secrets.problems.map((message) => ({ path: [], message }));
-  const problems = [...interpolated.problems, ...secretProblems, ...aliased.problems, ...schemaProblems].map((problem) => {
+  const problems = [...interpolated.problems, ...secretProblems, ...aliased.problems, ...schemaProblems, ...crossKey].map((problem) => {
     const formatted = toConfigProblem(problem);
     const source = sources.get(formatted.path);
     return source === undefined ? formatted : { ...formatted, message: `${formatted.message} (from ${source})` };

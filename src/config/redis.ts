@@ -14,7 +14,8 @@ const optionalSecret = z
 const port = lenientNumber(z.number().int().min(1).max(65_535));
 
 // "host:port", "[::1]:26379", or {host, port}.
-const sentinelAddress = z.union([
+const sentinelAddress = z
+  .union([
   z
     .string()
     .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/, 'must be host:port (an IPv6 address in brackets)')
@@ -25,17 +26,18 @@ const sentinelAddress = z.union([
       return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: number };
     }),
   z.object({ host: z.string().min(1), port }).strict(),
-], { error: 'must be "host:port" (an IPv6 address in brackets) or {host, port}' });
+], { error: 'must be "host:port" (an IPv6 address in brackets) or {host, port}' })
+  .describe('A sentinel: `host:port` (an IPv6 address in brackets) or `{host, port}`.');
 
 const tls = z.union([
   lenientBoolean(),
   z
     .object({
-      caFile: z.string().min(1).optional(),
-      certFile: z.string().min(1).optional(),
-      keyFile: z.string().min(1).optional(),
-      servername: z.string().min(1).optional(),
-      rejectUnauthorized: z.boolean().optional(),
+      caFile: z.string().min(1).optional().describe('A PEM file of the CA to trust (a private CA).'),
+      certFile: z.string().min(1).optional().describe('A PEM client certificate.'),
+      keyFile: z.string().min(1).optional().describe('Its private key.'),
+      servername: z.string().min(1).optional().describe('The name to check the server certificate against (SNI).'),
+      rejectUnauthorized: z.boolean().optional().describe('`false` skips checking the server certificate.'),
     })
     .strict(),
 ]);
@@ -48,20 +50,24 @@ export const CLUSTER_REFUSAL =
 export const redisSection = z
   .object({
     /** Inferred: sentinel when sentinels are given, else standalone. `cluster` is refused with the reason. */
-    mode: z.enum(['standalone', 'sentinel', 'cluster']).optional(),
-    sentinels: z.array(sentinelAddress).min(1, 'must list at least one sentinel').optional(),
-    masterName: z.string().min(1).optional(),
+    mode: z
+      .enum(['standalone', 'sentinel', 'cluster'])
+      .optional()
+      .describe('Default `sentinel` when `sentinels` are given, else `standalone`. `cluster` is refused: the gateway\'s scripts span hash slots.'),
+    sentinels: z.array(sentinelAddress).min(1, 'must list at least one sentinel').optional().describe('A Sentinel group to ask for the master (with `masterName`); then `redisUrl` must be unset.'),
+    masterName: z.string().min(1).optional().describe('The name the sentinels monitor the master by.'),
     /** The name ioredis and redis-py give the master name. */
-    name: z.string().min(1).optional(),
-    username: optionalSecret,
-    password: optionalSecret,
-    sentinelUsername: optionalSecret,
-    sentinelPassword: optionalSecret,
-    db: lenientNumber(z.number().int().min(0).max(15)).optional(),
-    tls: tls.optional(),
-    sentinelTls: tls.optional(),
+    name: z.string().min(1).optional().describe('Another name for `masterName` (as ioredis and redis-py call it).'),
+    username: optionalSecret.describe("Redis' ACL user."),
+    password: optionalSecret.describe("Redis' password (requirepass or the ACL user's)."),
+    sentinelUsername: optionalSecret.describe("The sentinels' ACL user."),
+    sentinelPassword: optionalSecret.describe("The sentinels' password."),
+    db: lenientNumber(z.number().int().min(0).max(15)).optional().describe('The database number.'),
+    tls: tls.optional().describe('TLS to Redis: `true`, or `{caFile, certFile, keyFile, servername, rejectUnauthorized}`.'),
+    sentinelTls: tls.optional().describe('TLS to the sentinels, the same way.'),
   })
   .strict()
+  .describe('A Sentinel group (`sentinels`, `masterName`), or more for the `redisUrl` connection (TLS files, ACL user, db).')
   .superRefine((redis, ctx) => {
     if (redis.mode === 'cluster') ctx.addIssue({ code: 'custom', path: ['mode'], message: CLUSTER_REFUSAL });
     if (redis.masterName !== undefined && redis.name !== undefined && redis.masterName !== redis.name) {

@@ -3,15 +3,14 @@
 // The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
-import { credentialProblems, credentialsSection } from './credentials.js';
+import { credentialsSection } from './credentials.js';
 import { lenientBoolean, lenientNumber } from './lenient.js';
 import { adminSection, telemetrySection } from './operations.js';
-import { DEFAULT_ENDPOINT, ENDPOINT_NAME, endpointProblems } from './endpoints.js';
+import { DEFAULT_ENDPOINT, ENDPOINT_NAME } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
-import { limitServerProblems } from './limit-servers.js';
 import { redisSection } from './redis.js';
-import { SERVER_NAME_MAX, serverSlug } from './server-names.js';
-import { TOOL_NAME, toolRenameProblems } from './tool-renames.js';
+import { SERVER_NAME_MAX } from './server-names.js';
+import { TOOL_NAME } from './tool-renames.js';
 
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
@@ -25,7 +24,7 @@ const stringMap = z.record(z.string(), z.string());
 
 // Any key a client's config uses is a server name (`GitHub`, `brave_search`, `My Notes`); where an
 // alphabet rule applies, its slug stands in for it (server-names.ts).
-const serverName = z
+export const serverName = z
   .string()
   .min(1, 'a server name must not be empty')
   .refine((name) => [...name].length <= SERVER_NAME_MAX, `a server name is at most ${SERVER_NAME_MAX} characters`);
@@ -33,57 +32,80 @@ const serverName = z
 // MCP's ToolAnnotations. Given hints are laid over the upstream's own, key by key.
 const toolAnnotations = z
   .object({
-    title: z.string().optional(),
-    readOnlyHint: lenientBoolean().optional(),
-    destructiveHint: lenientBoolean().optional(),
-    idempotentHint: lenientBoolean().optional(),
-    openWorldHint: lenientBoolean().optional(),
+    title: z.string().optional().describe('A human-readable title for the tool.'),
+    readOnlyHint: lenientBoolean().optional().describe('The tool does not change its environment.'),
+    destructiveHint: lenientBoolean().optional().describe('The tool may destroy or overwrite data.'),
+    idempotentHint: lenientBoolean().optional().describe('Calling the tool again with the same arguments has no further effect.'),
+    openWorldHint: lenientBoolean().optional().describe('The tool reaches entities outside the server (the web, other systems).'),
   })
-  .strict();
+  .strict()
+  .describe("MCP `ToolAnnotations`, laid over the upstream's key by key: a hint set here wins, the upstream's other hints stay.");
 
 // One tool as the client should see it, keyed by the upstream's own tool name. A key the upstream
 // does not list is not an error (its list may change); the gateway logs it once.
 const toolOverride = z
   .object({
     // The exposed name, exactly: no prefix is added.
-    name: z.string().regex(TOOL_NAME, 'must be 1 to 64 of A-Z a-z 0-9 _ - (what LLM APIs accept as a function name)').optional(),
-    title: z.string().optional(),
-    description: z.string().optional(),
+    name: z
+      .string()
+      .regex(TOOL_NAME, 'must be 1 to 64 of A-Z a-z 0-9 _ - (what LLM APIs accept as a function name)')
+      .optional()
+      .describe('The name clients see and call, exactly as written (no prefix is added). Renames that would collide with another tool are refused.'),
+    title: z.string().optional().describe("Replaces the upstream's title."),
+    description: z.string().optional().describe("Replaces the upstream's description."),
     annotations: toolAnnotations.optional(),
-    hidden: lenientBoolean().optional(),
+    hidden: lenientBoolean().optional().describe('`true`: not listed, and a call gets exactly the error of an unknown tool.'),
   })
   .strict();
 
 export type ToolOverrideConfig = z.output<typeof toolOverride>;
 
-const upstreamCommon = {
-  prefix: z.string().regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -').optional(),
-  timeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).default(60_000),
-  isolation: z.enum(['shared', 'session']).default('shared'),
+/** The keys every kind of server has. */
+export const upstreamCommon = {
+  prefix: z
+    .string()
+    .regex(PREFIX, 'must be at most 32 of A-Z a-z 0-9 _ -')
+    .optional()
+    .describe('Put before the server\'s tool and prompt names (`{prefix}{separator}{name}`); default the server name\'s slug. `""` exposes names and resource URIs unchanged.'),
+  timeoutMs: lenientNumber(z.number().int().positive().max(3_600_000))
+    .default(60_000)
+    .describe('Per request to this upstream, in milliseconds: then the client gets an error naming the server, and the upstream a cancel.'),
+  isolation: z
+    .enum(['shared', 'session'])
+    .default('shared')
+    .describe('`shared`: one connection (or process) per replica for all sessions; `session`: one per client session.'),
   // isolation: session only: at most this many session connections (or processes) on one replica;
   // the least recently used idle one is closed to make room.
-  maxSessions: lenientNumber(z.number().int().positive().max(100_000)).default(1000),
+  maxSessions: lenientNumber(z.number().int().positive().max(100_000))
+    .default(1000)
+    .describe('With `isolation: session`: at most this many session connections (or processes) per replica; the least recently used idle one is closed to make room.'),
   // Each caller reaches the upstream as themself (credentials.ts); absent: the config's own headers or env.
   credentials: credentialsSection.optional(),
-  enabled: lenientBoolean().default(true),
-  tools: z.record(z.string().min(1, 'a tool name is not empty'), toolOverride).optional(),
+  enabled: lenientBoolean().default(true).describe('`false` keeps the server in the file but starts nothing and exposes nothing.'),
+  tools: z
+    .record(z.string().min(1, 'a tool name is not empty'), toolOverride)
+    .optional()
+    .describe("How the server's tools look to clients, keyed by the upstream's own tool name: `name`, `title`, `description`, `annotations`, `hidden`."),
 };
 
-const stdioServer = z
+export const stdioServer = z
   .object({
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: stringMap.default({}),
-    cwd: z.string().min(1).optional(),
+    command: z.string().min(1).describe('The program to run: a stdio upstream.'),
+    args: z.array(z.string()).default([]).describe('Its arguments.'),
+    env: stringMap.default({}).describe('Environment variables, added to a small safe default environment.'),
+    cwd: z.string().min(1).optional().describe('Its working directory; default the gateway\'s.'),
     ...upstreamCommon,
   })
   .strict();
 
-const httpServer = z
+export const httpServer = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
-    headers: stringMap.default({}),
-    transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe('The MCP endpoint of an HTTP upstream.'),
+    headers: stringMap.default({}).describe('Headers sent with every request to it, e.g. `Authorization: "Bearer ${TOKEN}"`.'),
+    transport: z
+      .enum(['auto', 'streamable-http', 'sse'])
+      .default('auto')
+      .describe('`auto`: Streamable HTTP, falling back to the legacy HTTP+SSE transport.'),
     ...upstreamCommon,
   })
   .strict();
@@ -97,7 +119,7 @@ const HTTP_ONLY_KEYS = new Set(['url', 'headers', 'transport']);
 // The kind of a server is decided by which key it has ("command" or "url"), not by trying both
 // shapes: a plain union would answer `{command: 5}` with "matches neither", where the user needs
 // "command: expected string".
-const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig | HttpUpstreamConfig => {
+export const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig | HttpUpstreamConfig => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     ctx.addIssue({ code: 'custom', message: 'expected a server: an object with "command" (stdio) or "url" (HTTP)' });
     return z.NEVER;
@@ -138,6 +160,8 @@ const upstreamServer = z.unknown().transform((value, ctx): StdioUpstreamConfig |
 });
 
 const serverMap = z.record(serverName, upstreamServer);
+const MCP_SERVERS_DESCRIPTION =
+  'The upstream MCP servers, by name: any non-empty key of at most 128 characters, as client configs write it. A server has either `command` (stdio) or `url` (HTTP).';
 
 // A JavaScript object cannot hold a key "__proto__" as data, and zod's record drops it without a
 // word: refused by name, rather than a server that silently is not there. (The function's parameter
@@ -151,19 +175,32 @@ function refusingProtoKey<Input>(): (servers: Input, ctx: z.core.$RefinementCtx)
   };
 }
 
-const serverSection = z
+export const serverObject = z
   .object({
-    host: z.string().min(1).default('127.0.0.1'),
-    port: lenientNumber(z.number().int().min(0).max(65_535)).default(8080),
-    path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"').default('/mcp'),
-    publicUrl: z.url({ error: 'must be a URL' }).optional(),
-    allowedOrigins: z.array(z.string().regex(ORIGIN_PATTERN, 'must be scheme://host[:port], with "*" as the port or "*." before the host for any, or "*" alone')).optional(),
-    maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024),
-    shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25),
+    host: z.string().min(1).default('127.0.0.1').describe('The bind address (the container image sets `0.0.0.0`); `HOST` and `--host` override it.'),
+    port: lenientNumber(z.number().int().min(0).max(65_535))
+      .default(8080)
+      .describe('The port; `0` picks a free one. `PORT` and `--port` override it.'),
+    path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"').default('/mcp').describe('The MCP endpoint.'),
+    publicUrl: z
+      .url({ error: 'must be a URL' })
+      .optional()
+      .describe('The canonical URI clients reach the gateway at: the token audience and what metadata names. Default `http://{host}:{port}{path}`.'),
+    allowedOrigins: z
+      .array(z.string().regex(ORIGIN_PATTERN, 'must be scheme://host[:port], with "*" as the port or "*." before the host for any, or "*" alone'))
+      .optional()
+      .describe('The `Origin` allow-list: `https://app.example.com`, `http://localhost:*` (any port), `https://*.example.com` (any subdomain) or `*`. Unset: loopback origins only.'),
+    maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024).describe('Larger request bodies get 413.'),
+    shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25).describe('How long in-flight requests get after SIGTERM.'),
     // The 2024-11-05 HTTP+SSE transport for the oldest clients; "" turns it off.
-    ssePath: z.string().regex(/^(\/[^\s?#]*)?$/, 'must start with "/", or be "" to turn the legacy SSE transport off').default('/sse'),
+    ssePath: z
+      .string()
+      .regex(/^(\/[^\s?#]*)?$/, 'must start with "/", or be "" to turn the legacy SSE transport off')
+      .default('/sse')
+      .describe('The legacy 2024-11-05 HTTP+SSE transport, for the oldest clients; `""` turns it off.'),
   })
-  .strict()
+  .strict();
+const serverSection = serverObject
   .refine((server) => server.ssePath !== server.path, { path: ['ssePath'], message: 'must differ from server.path' })
   .transform((server) => ({ ...server, publicUrl: server.publicUrl ?? defaultPublicUrl(server) }));
 
@@ -172,27 +209,36 @@ function defaultPublicUrl({ host, port, path }: { host: string; port: number; pa
   return `http://${hostInUrl}:${port}${path}`;
 }
 
-const sessionsSection = z
+export const sessionsSection = z
   .object({
-    store: z.enum(['memory', 'redis']).optional(),
+    store: z
+      .enum(['memory', 'redis'])
+      .optional()
+      .describe('Where sessions, their event queues and logs live; default `redis` when `redisUrl` or `redis.sentinels` is set, else `memory`.'),
     // An empty string (from `${REDIS_URL:-}`) means "not set".
     redisUrl: z
       .string()
       .optional()
       .transform((value) => (value === '' ? undefined : value))
-      .pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional()),
+      .pipe(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional())
+      .describe('One Redis: `redis://` or `rediss://` (TLS); `REDIS_URL` overrides it. `""` means not set.'),
     // Sentinel (sentinels + masterName), or TLS files and credentials for the redisUrl connection (config/redis.ts).
     redis: redisSection.optional(),
-    idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600),
+    idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600).describe('A session unused this long is gone (404).'),
     // Every Redis key and channel starts with it, so several deployments can share one Redis.
-    keyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'must be 1 to 128 of A-Z a-z 0-9 : _ . -').default('switchboard:'),
+    keyPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'must be 1 to 128 of A-Z a-z 0-9 : _ . -')
+      .default('switchboard:')
+      .describe('The start of every Redis key and channel, so several deployments can share one Redis.'),
     // Seals the upstream tokens that token exchange obtained before they go to the shared store;
     // every replica must have the same. An empty string (from `${VAR:-}`) means "not set".
     credentialKey: z
       .string()
       .optional()
       .transform((value) => (value === '' ? undefined : value))
-      .pipe(z.string().min(32, 'must be at least 32 characters (use a random string, e.g. `openssl rand -base64 32`)').optional()),
+      .pipe(z.string().min(32, 'must be at least 32 characters (use a random string, e.g. `openssl rand -base64 32`)').optional())
+      .describe('Seals the tokens token exchange obtained before they go to Redis: at least 32 characters, the same on every replica. Required with the Redis store when a server uses `tokenExchange`.'),
   })
   .strict()
   .superRefine((sessions, ctx) => {
@@ -215,45 +261,61 @@ const sessionsSection = z
   // Setting a Redis URL (or sentinels) is how a user asks for Redis; an explicit store still wins.
   .transform((sessions) => ({ ...sessions, store: sessions.store ?? (sessions.redisUrl || sessions.redis?.mode === 'sentinel' ? 'redis' : 'memory') }));
 
-const namespaceSection = z
+export const namespaceSection = z
   .object({
-    separator: z.string().regex(/^[A-Za-z0-9_-]{1,4}$/, 'must be 1 to 4 of A-Z a-z 0-9 _ -').default('__'),
+    separator: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,4}$/, 'must be 1 to 4 of A-Z a-z 0-9 _ -')
+      .default('__')
+      .describe('Between a server\'s prefix and an upstream name: exposed name = prefix + separator + name.'),
   })
   .strict();
 
 const authSection = z
   .object({
-    issuer: z.string().min(1),
-    audience: z.string().min(1).optional(),
-    jwksUri: z.url({ error: 'must be a URL' }),
-    requiredScopes: z.array(z.string().min(1)).default([]),
-    authorizationServers: z.array(z.url({ error: 'must be a URL' })).optional(),
-    clockToleranceSeconds: lenientNumber(z.number().int().min(0).max(300)).default(30),
+    issuer: z.string().min(1).describe('The identity provider: tokens must carry this `iss`.'),
+    audience: z.string().min(1).optional().describe('Tokens must name it in `aud`; default `server.publicUrl`.'),
+    jwksUri: z.url({ error: 'must be a URL' }).describe('Where the signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`.'),
+    requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),
+    authorizationServers: z
+      .array(z.url({ error: 'must be a URL' }))
+      .optional()
+      .describe('What the protected resource metadata names as authorization servers; default `[issuer]`.'),
+    clockToleranceSeconds: lenientNumber(z.number().int().min(0).max(300))
+      .default(30)
+      .describe('Leeway for `exp` and `nbf`, in seconds.'),
   })
   .strict();
 
 const claimValue = z.union([z.string(), z.number(), z.boolean()]);
 // {server}/{name} globs (src/policy/glob.ts): a server part and a name part, split at the first "/".
-const policyPattern = z.string().regex(/^[^/]+\/.+$/s, 'must be {server}/{name}, e.g. "everything/echo", "memory/read_*" or "*/*"');
+const policyPattern = z
+  .string()
+  .regex(/^[^/]+\/.+$/s, 'must be {server}/{name}, e.g. "everything/echo", "memory/read_*" or "*/*"')
+  .describe("A `{server}/{name}` glob: the server's config name or slug, then the upstream's own tool or prompt name, resource URI or URI template.");
 const policyRule = z
   .object({
     when: z
       .object({
-        sub: z.string().optional(),
-        scopes: z.array(z.string()).optional(),
-        claims: z.record(z.string(), z.union([claimValue, z.array(claimValue)])).optional(),
+        sub: z.string().optional().describe("The token's subject, equal."),
+        scopes: z.array(z.string()).optional().describe('Scopes the token has, every one.'),
+        claims: z
+          .record(z.string(), z.union([claimValue, z.array(claimValue)]))
+          .optional()
+          .describe('Claims equal to the value (or, for an array claim, containing it); a list means any of them. `a.b` walks into nested claims.'),
       })
       .strict()
-      .default({}),
-    allow: z.array(policyPattern).default([]),
-    deny: z.array(policyPattern).default([]),
+      .default({})
+      .describe('When the rule applies: all conditions hold. Absent: to every caller.'),
+    allow: z.array(policyPattern).default([]).describe('Items this rule allows.'),
+    deny: z.array(policyPattern).default([]).describe('Items this rule denies; a deny in any applicable rule wins.'),
   })
   .strict();
 
 const policySection = z
   .object({
-    default: z.enum(['allow', 'deny']).default('allow'),
-    rules: z.array(policyRule).default([]),
+    default: z.enum(['allow', 'deny']).default('allow').describe('What happens to items no applicable rule names.'),
+    rules: z.array(policyRule).default([]).describe('Rules; the allows of all applicable rules add up.'),
   })
   .strict();
 
@@ -262,17 +324,27 @@ const policySection = z
 export const DEFAULT_MAX_QUEUED = 100;
 export const DEFAULT_QUEUE_TIMEOUT_MS = 10_000;
 const requestsPerMinute = lenientNumber(z.number().int().positive());
-const toolLimit = z.object({ requestsPerMinute }).strict();
-const serverLimit = z
+const toolLimit = z.object({ requestsPerMinute: requestsPerMinute.describe("Calls to this tool a minute, per principal, across replicas.") }).strict();
+export const serverLimitObject = z
   .object({
-    requestsPerMinute: requestsPerMinute.optional(),
-    maxConcurrent: lenientNumber(z.number().int().positive().max(10_000)).optional(),
-    maxQueued: lenientNumber(z.number().int().min(0).max(100_000)).optional(),
-    queueTimeoutMs: lenientNumber(z.number().int().positive().max(3_600_000)).optional(),
+    requestsPerMinute: requestsPerMinute.optional().describe('Calls to this server a minute, per principal, across replicas.'),
+    maxConcurrent: lenientNumber(z.number().int().positive().max(10_000))
+      .optional()
+      .describe('Calls in progress at the server at once, per replica; more wait in line.'),
+    maxQueued: lenientNumber(z.number().int().min(0).max(100_000))
+      .optional()
+      .describe(`With \`maxConcurrent\`: calls that may wait for a slot (default ${DEFAULT_MAX_QUEUED}); more are refused at once.`),
+    queueTimeoutMs: lenientNumber(z.number().int().positive().max(3_600_000))
+      .optional()
+      .describe(`With \`maxConcurrent\`: the longest a call waits for a slot, in milliseconds (default ${DEFAULT_QUEUE_TIMEOUT_MS}).`),
     // Keyed by the upstream's own tool name, as mcpServers.<name>.tools is.
-    tools: z.record(z.string().min(1, 'a tool name is not empty'), toolLimit).optional(),
+    tools: z
+      .record(z.string().min(1, 'a tool name is not empty'), toolLimit)
+      .optional()
+      .describe("Per-tool rates, keyed by the upstream's own tool name (not the exposed or renamed one)."),
   })
-  .strict()
+  .strict();
+const serverLimit = serverLimitObject
   .superRefine((limit, ctx) => {
     if (limit.maxConcurrent !== undefined) return;
     // A queue without a cap would never fill: the setting is a mistake worth naming.
@@ -290,24 +362,47 @@ const serverLimitMap = z.record(z.string(), serverLimit);
 
 export type ServerLimitConfig = z.output<typeof serverLimit>;
 
+// An endpoint's path is also its canonical URI, which tokens name as their audience: a trailing "/"
+// is refused with the path to write rather than quietly dropped, so that URI is the one written.
+function refusingTrailingSlash(path: string, ctx: z.core.$RefinementCtx): void {
+  if (path.length > 1 && path.endsWith('/')) ctx.addIssue({ code: 'custom', message: `must not end with "/": write "${path.replace(/\/+$/, '') || '/'}"` });
+}
+
 // More MCP endpoints beside server.path (endpoints.ts): each a view of the same gateway, selected
 // with policy patterns, with its own canonical URI, token audience and required scopes.
-const endpointName = z
+export const endpointName = z
   .string()
   .regex(ENDPOINT_NAME, 'an endpoint name is 1 to 64 of A-Z a-z 0-9 _ - (it is a metric label value)')
   .refine((name) => name !== DEFAULT_ENDPOINT, `"${DEFAULT_ENDPOINT}" names server.path's endpoint; choose another name`);
-const endpointSection = z
+export const endpointSection = z
   .object({
-    path: z.string().regex(/^\/[^\s?#]*$/, 'must start with "/"'),
+    path: z
+      .string()
+      .regex(/^\/[^\s?#]*$/, 'must start with "/"')
+      .superRefine(refusingTrailingSlash)
+      .describe('Where the endpoint is served, beside `server.path`. No trailing "/": the path is also the endpoint\'s canonical URI, which tokens name.'),
     // What the endpoint offers: items some include matches and no exclude does (then policy decides).
-    include: z.array(policyPattern).default(['*/*']),
-    exclude: z.array(policyPattern).default([]),
+    include: z
+      .array(policyPattern)
+      .default(['*/*'])
+      .describe('`{server}/{name}` patterns, as in policy: the endpoint offers the items an include matches and no exclude does.'),
+    exclude: z.array(policyPattern).default([]).describe('Patterns of items left out; an exclude beats an include.'),
     // Tokens must name this audience; default the endpoint's canonical URI (publicUrl's origin + path).
-    audience: z.string().min(1).optional(),
+    audience: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("With `auth`: the audience tokens must name here; default the endpoint's canonical URI (`server.publicUrl`'s origin + `path`)."),
     // Scopes a token needs here, on top of auth.requiredScopes.
-    requiredScopes: z.array(z.string().regex(/^\S+$/, 'a scope is a word without spaces')).default([]),
+    requiredScopes: z
+      .array(z.string().regex(/^\S+$/, 'a scope is a word without spaces'))
+      .default([])
+      .describe('With `auth`: scopes a token needs here, on top of `auth.requiredScopes`.'),
     // list: the selected tools as they are; search: two tools, find_tools and call_tool, instead.
-    discovery: z.enum(['list', 'search']).default('list'),
+    discovery: z
+      .enum(['list', 'search'])
+      .default('list')
+      .describe('`list`: the selected tools as they are; `search`: two tools instead, `find_tools` and `call_tool`.'),
   })
   .strict();
 const endpointsSection = z.record(endpointName, endpointSection);
@@ -316,9 +411,14 @@ export type EndpointConfig = z.output<typeof endpointSection>;
 
 const limitsSection = z
   .object({
-    requestsPerMinute: lenientNumber(z.number().int().positive()).optional(),
+    requestsPerMinute: lenientNumber(z.number().int().positive())
+      .optional()
+      .describe('Requests to the MCP endpoints a minute, per token subject (or client address without a token), across replicas; over it: 429.'),
     // Which servers exist is checked with the whole config (limit-servers.ts).
-    servers: z.preprocess(refusingProtoKey<z.input<typeof serverLimitMap>>(), serverLimitMap).optional(),
+    servers: z
+      .preprocess(refusingProtoKey<z.input<typeof serverLimitMap>>(), serverLimitMap)
+      .optional()
+      .describe('Per-server limits, keyed by the server\'s name as `mcpServers` writes it.'),
   })
   .strict();
 
@@ -327,12 +427,22 @@ const limitsSection = z
 // `pinning: {mode: enforce}`.
 const pinningObject = z
   .object({
-    mode: z.enum(['off', 'warn', 'enforce']).default('off'),
+    mode: z
+      .enum(['off', 'warn', 'enforce'])
+      .default('off')
+      .describe('What the gateway does with a tool whose definition is not the one in the lock file: nothing, log it, or withhold it.'),
     // Relative to the config file's directory (load.ts resolves it); the default is named after
     // the config file: switchboard.yaml -> switchboard.lock.yaml.
-    lockFile: z.string().min(1).default(DEFAULT_LOCK_FILE),
+    lockFile: z
+      .string()
+      .min(1)
+      .default(DEFAULT_LOCK_FILE)
+      .describe('The lock file `switchboard lock` writes, relative to the config file\'s directory; default the config file\'s name with `.lock.yaml`.'),
     // A tool with no pin (new, or of a server not in the lock file): withheld under enforce, or listed.
-    unpinnedTools: z.enum(['withhold', 'allow']).default('withhold'),
+    unpinnedTools: z
+      .enum(['withhold', 'allow'])
+      .default('withhold')
+      .describe('A tool the lock file has no pin for (new, or of a server not in it): withheld under `enforce`, or allowed.'),
   })
   .strict();
 
@@ -340,7 +450,8 @@ function pinningShorthand(value: string | z.input<typeof pinningObject>): z.inpu
   return typeof value === 'string' ? { mode: value as 'off' | 'warn' | 'enforce' } : value;
 }
 
-const pinningSection = z.preprocess(pinningShorthand, pinningObject);
+/** The config file's `pinning`: a mode alone, or the whole object. */
+export const pinningSection = z.preprocess(pinningShorthand, pinningObject);
 
 // MRTR (2026-07-28): how the gateway keeps a call between a client's rounds of input.
 const mrtrSection = z
@@ -351,97 +462,44 @@ const mrtrSection = z
       .string()
       .optional()
       .transform((value) => (value === '' ? undefined : value))
-      .pipe(z.string().min(16, 'must be at least 16 characters (use a random string, e.g. `openssl rand -base64 32`)').optional()),
+      .pipe(z.string().min(16, 'must be at least 16 characters (use a random string, e.g. `openssl rand -base64 32`)').optional())
+      .describe('Seals the `requestState` of 2026 calls waiting for client input: at least 16 characters, the same on every replica. Default `SWITCHBOARD_STATE_SECRET`, else a random key per process.'),
     // How long a call waits for the client's retry before it is cancelled upstream; also the
     // lifetime of the sealed state.
-    inputTimeoutSeconds: lenientNumber(z.number().int().positive().max(3600)).default(300),
+    inputTimeoutSeconds: lenientNumber(z.number().int().positive().max(3600))
+      .default(300)
+      .describe("How long a call waits for the client's answers (and its sealed state stays valid) before it is cancelled upstream."),
     // Rounds of a 2026 upstream's input_required put to a 2025 client before the call is abandoned.
-    maxRounds: lenientNumber(z.number().int().positive().max(100)).default(8),
+    maxRounds: lenientNumber(z.number().int().positive().max(100))
+      .default(8)
+      .describe("Rounds of a 2026 upstream's `input_required` put to a 2025 client before the call is abandoned."),
   })
   .strict();
 
 export const configSchema = z
   .object({
-    server: serverSection.default(() => serverSection.parse({})),
-    sessions: sessionsSection.default(() => sessionsSection.parse({})),
-    namespace: namespaceSection.default(() => namespaceSection.parse({})),
-    mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}),
-    auth: authSection.optional(),
-    policy: policySection.optional(),
-    endpoints: endpointsSection.default({}),
-    limits: limitsSection.default({}),
-    mrtr: mrtrSection.default(() => mrtrSection.parse({})),
-    pinning: pinningSection.default(() => pinningObject.parse({})),
+    server: serverSection.default(() => serverSection.parse({})).describe('Where and how the gateway listens.'),
+    sessions: sessionsSection.default(() => sessionsSection.parse({})).describe('The session store: memory (one replica) or Redis (any number of replicas).'),
+    namespace: namespaceSection.default(() => namespaceSection.parse({})).describe('How exposed tool and prompt names are built.'),
+    mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}).describe(MCP_SERVERS_DESCRIPTION),
+    auth: authSection
+      .optional()
+      .describe('Makes the gateway an OAuth 2.1 resource server: every request needs a bearer JWT from `issuer`. Absent: no authentication.'),
+    policy: policySection
+      .optional()
+      .describe('Which caller may see and use which tools, prompts and resources; a denied item looks exactly like a missing one.'),
+    endpoints: endpointsSection
+      .default({})
+      .describe('More MCP endpoints beside `server.path`, by name (a metric label value, not `default`): each the same gateway seen through a selection.'),
+    limits: limitsSection.default({}).describe('Rate limits per principal, and per-server rates and concurrency caps.'),
+    mrtr: mrtrSection.default(() => mrtrSection.parse({})).describe('How the gateway keeps a 2026-07-28 call between the client\'s rounds of input.'),
+    pinning: pinningSection
+      .default(() => pinningObject.parse({}))
+      .describe('Pinned tool definitions: `off`, `warn` or `enforce` (short for `{mode: ...}`), or the whole object.'),
     telemetry: telemetrySection.default({}),
     admin: adminSection.default(() => adminSection.parse({})),
   })
-  .strict()
-  .superRefine((config, ctx) => {
-    // A disabled server exposes nothing, so it may share a slug or a prefix with another (an
-    // alternative kept in the file).
-    const ownerOfSlug = new Map<string, string>();
-    const ownerOfPrefix = new Map<string, string>();
-    for (const [name, server] of Object.entries(config.mcpServers)) {
-      if (!server.enabled) continue;
-      // The slug names the server in resource URIs, metrics, policy patterns and Redis keys, so
-      // two servers may not share one even when their prefixes differ.
-      const slug = serverSlug(name);
-      const slugOwner = ownerOfSlug.get(slug);
-      if (slugOwner !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['mcpServers', name],
-          message: `servers "${slugOwner}" and "${name}" both normalize to "${slug}", the name a server goes by in tool prefixes, resource URIs, metrics and policy patterns; rename one of them`,
-        });
-        continue;
-      }
-      ownerOfSlug.set(slug, name);
-      // Two enabled servers with one prefix would expose each other's tools under the same names.
-      const prefix = server.prefix ?? slug;
-      if (prefix === '') continue;
-      const owner = ownerOfPrefix.get(prefix);
-      if (owner === undefined) {
-        ownerOfPrefix.set(prefix, name);
-        continue;
-      }
-      ctx.addIssue({
-        code: 'custom',
-        path: ['mcpServers', name, 'prefix'],
-        message: `servers "${owner}" and "${name}" both expose the prefix "${prefix}"; give one a different prefix`,
-      });
-    }
-    // Renamed tools must stay unique, as far as the file can tell (tool-renames.ts); every enabled
-    // server takes part, since a rename may fall among the names of one without overrides.
-    const renaming = Object.entries(config.mcpServers)
-      .filter(([, server]) => server.enabled)
-      .map(([name, server]) => ({ server: name, prefix: server.prefix ?? serverSlug(name), tools: server.tools ?? {} }));
-    for (const problem of toolRenameProblems(renaming, config.namespace.separator)) {
-      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-    }
-    for (const problem of limitServerProblems(config.limits.servers ?? {}, Object.keys(config.mcpServers))) {
-      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-    }
-    const credentialFacts = {
-      servers: Object.fromEntries(
-        Object.entries(config.mcpServers)
-          .filter(([, server]) => server.enabled)
-          .map(([name, server]) => [name, { kind: isStdioUpstream(server) ? ('stdio' as const) : ('http' as const), isolation: server.isolation, credentials: server.credentials }]),
-      ),
-      auth: config.auth !== undefined,
-      store: config.sessions.store,
-      credentialKey: config.sessions.credentialKey,
-    };
-    for (const problem of credentialProblems(credentialFacts)) {
-      ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-    }
-    // Refinements run on a config with problems elsewhere too (a port out of range makes no URL).
-    if (Object.keys(config.endpoints).length > 0) {
-      const serverPaths = { path: config.server.path, ssePath: config.server.ssePath, publicPath: URL.parse(config.server.publicUrl)?.pathname ?? config.server.path };
-      for (const problem of endpointProblems(config.endpoints, serverPaths, Object.keys(config.mcpServers))) {
-        ctx.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-      }
-    }
-  });
+  .strict();
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;

@@ -28,7 +28,27 @@ describe('endpoints in the config', () => {
   });
 
   it('refuse two endpoints on one path, naming the second', () => {
-    expect(problemAt(problems({ a: { path: '/team' }, b: { path: '/team/' } }), 'endpoints.b.path')).toMatch(/overlaps endpoint "a"/);
+    expect(problemAt(problems({ a: { path: '/team' }, b: { path: '/team' } }), 'endpoints.b.path')).toMatch(/overlaps endpoint "a"/);
+  });
+
+  it('refuse a path with a trailing slash, naming the path to write', () => {
+    expect(problemAt(problems({ a: { path: '/team/' } }), 'endpoints.a.path')).toBe('must not end with "/": write "/team"');
+  });
+
+  it('refuse an audience or required scopes without auth, which would check no token', () => {
+    const found = problems({ a: { path: '/a', audience: 'api://a', requiredScopes: ['mcp:a'] }, b: { path: '/b', requiredScopes: [] } });
+    expect(problemAt(found, 'endpoints.a.audience')).toMatch(/^needs auth/);
+    expect(problemAt(found, 'endpoints.a.requiredScopes')).toMatch(/^needs auth/);
+    expect(found.map((problem) => problem.path)).toEqual(['endpoints.a.audience', 'endpoints.a.requiredScopes']);
+  });
+
+  it('accept an audience and required scopes with auth', () => {
+    const text = JSON.stringify({
+      mcpServers: SERVERS,
+      auth: { issuer: 'https://idp.example.com', jwksUri: 'https://idp.example.com/jwks' },
+      endpoints: { a: { path: '/a', audience: 'api://a', requiredScopes: ['mcp:a'] } },
+    });
+    expect(parseConfigText(text, 'json', {}).endpoints.a).toMatchObject({ audience: 'api://a', requiredScopes: ['mcp:a'] });
   });
 
   it('refuse an endpoint on server.path, server.ssePath or its message path', () => {
