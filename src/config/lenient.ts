@@ -18,3 +18,18 @@ function booleanFromString(value: unknown): unknown {
 
 export const lenientNumber = <T extends z.ZodType>(schema: T) => z.preprocess(numberFromString, schema);
 export const lenientBoolean = () => z.preprocess(booleanFromString, z.boolean());
+
+/** Which leniency a schema has, if any: the config's JSON Schema lets such values be strings too. */
+export function lenientKind(schema: z.core.$ZodType): 'number' | 'boolean' | undefined {
+  const def = schema._zod.def;
+  if (def.type !== 'pipe') return undefined;
+  const first = (def as z.core.$ZodPipeDef).in._zod.def;
+  if (first.type !== 'transform') return undefined;
+  const transform = (first as z.core.$ZodTransformDef).transform;
+  if (transform === numberFromString) return 'number';
+  if (transform === booleanFromString) return 'boolean';
+  return undefined;
+}
+
+/** What a number may look like as a string. */
+export const NUMERIC_STRING = NUMERIC;

@@ -25,7 +25,7 @@ const sentinelAddress = z
       if (number < 1 || number > 65_535) ctx.addIssue({ code: 'custom', message: 'the port must be 1 to 65535' });
       return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: number };
     }),
-  z.object({ host: z.string().min(1), port }).strict(),
+  z.object({ host: z.string().min(1).describe("The sentinel's host."), port: port.describe("The sentinel's port.") }).strict(),
 ], { error: 'must be "host:port" (an IPv6 address in brackets) or {host, port}' })
   .describe('A sentinel: `host:port` (an IPv6 address in brackets) or `{host, port}`.');
 

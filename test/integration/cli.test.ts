@@ -70,6 +70,33 @@ describe('switchboard command line', () => {
     ]);
   });
 
+  it('validate lists field-level and cross-key problems together, each with its key path', async () => {
+    const file = join(dir, 'both-kinds.yaml');
+    await writeFile(
+      file,
+      [
+        'server: {port: 99999}',
+        'mcpServers:',
+        '  github: {url: ftp://github.example.com}',
+        'endpoints:',
+        '  one: {path: /team, include: ["gihtub/*"]}',
+        '  two: {path: /team}',
+        'limits:',
+        '  servers: {GitHub: {requestsPerMinute: 10}}',
+        '',
+      ].join('\n'),
+    );
+    const result = await switchboard(['validate', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `${file}: server.port: Too big: expected number to be <=65535`,
+      `${file}: mcpServers.github.url: must be an http(s) URL`,
+      `${file}: limits.servers.GitHub: no server "GitHub" in mcpServers; did you mean "github"? (limits name servers as mcpServers writes them)`,
+      `${file}: endpoints.one.include[0]: unknown server "gihtub": mcpServers has "github"`,
+      `${file}: endpoints.two.path: overlaps endpoint "one" ("/team"); give this endpoint a path of its own`,
+    ]);
+  });
+
   it('validate names an unset environment variable', async () => {
     const file = join(dir, 'needs-token.yaml');
     await writeFile(file, 'mcpServers:\n  search:\n    url: https://a.example/mcp\n    headers: {Authorization: "Bearer ${CLI_TEST_TOKEN}"}\n');
