@@ -56,7 +56,9 @@ function withoutDraft({ $schema: _draft, ...schema }: JsonSchema): JsonSchema {
 }
 
 function adjust(zodSchema: z.core.$ZodType, json: JsonSchema, path: readonly (string | number)[]): void {
-  if (zodSchema === upstreamServer) return replace(json, { anyOf: [serverKind(stdioServer, ALIASES.stdio), serverKind(httpServer, ALIASES.http)] });
+  if (zodSchema === upstreamServer) {
+    return replace(json, { anyOf: [serverKind(stdioServer, ALIASES.stdio), serverKind(httpServer, ALIASES.http)], description: 'One upstream: a stdio server (`command`) or an HTTP server (`url`).' });
+  }
   if (zodSchema === pinningSection) return replace(json, { anyOf: [{ type: 'string', enum: PINNING_MODES }, envReference(), { ...json }] });
   // zod leaves out defaults behind a transform (they are output values); the file's are the same.
   const def = zodSchema._zod.def;

@@ -90,6 +90,8 @@ function entriesUnder(path: string, schema: JsonSchema): Entry[] {
   for (const object of objects) {
     const required = new Set((object.required as string[] | undefined) ?? []);
     const kind = objects.length > 1 ? kindOf(object) : '';
+    // In a union, a key is required of the kind that has it: its "Only" says so.
+    if (objects.length > 1) required.clear();
     for (const [key, child] of Object.entries(properties(object))) {
       const seen = keyed.get(key);
       if (seen !== undefined) {
@@ -109,7 +111,7 @@ function entriesUnder(path: string, schema: JsonSchema): Entry[] {
   }
   for (const [key, { schema: child, kinds }] of keyed) {
     const childPath = `${path}.${key}`;
-    const only = objects.length > 1 && kinds.length < objects.length ? kinds.join(', ') : undefined;
+    const only = objects.length > 1 && kinds.length < objects.length ? `for servers ${kinds.join(', ')}` : undefined;
     entries.push({ path: childPath, schema: child, ...(only !== undefined && { only }) }, ...entriesUnder(childPath, child));
   }
   return entries;

@@ -56,7 +56,8 @@ const toolOverride = z
     annotations: toolAnnotations.optional(),
     hidden: lenientBoolean().optional().describe('`true`: not listed, and a call gets exactly the error of an unknown tool.'),
   })
-  .strict();
+  .strict()
+  .describe("One tool as clients should see it, keyed by the upstream's own tool name; a tool the upstream does not list is logged once, not refused.");
 
 export type ToolOverrideConfig = z.output<typeof toolOverride>;
 
@@ -310,7 +311,8 @@ const policyRule = z
     allow: z.array(policyPattern).default([]).describe('Items this rule allows.'),
     deny: z.array(policyPattern).default([]).describe('Items this rule denies; a deny in any applicable rule wins.'),
   })
-  .strict();
+  .strict()
+  .describe('A rule: when it applies, the items it allows and denies.');
 
 const policySection = z
   .object({
@@ -324,7 +326,10 @@ const policySection = z
 export const DEFAULT_MAX_QUEUED = 100;
 export const DEFAULT_QUEUE_TIMEOUT_MS = 10_000;
 const requestsPerMinute = lenientNumber(z.number().int().positive());
-const toolLimit = z.object({ requestsPerMinute: requestsPerMinute.describe("Calls to this tool a minute, per principal, across replicas.") }).strict();
+const toolLimit = z
+  .object({ requestsPerMinute: requestsPerMinute.describe('Calls to this tool a minute, per principal, across replicas.') })
+  .strict()
+  .describe("One tool's limit, keyed by the upstream's own tool name.");
 export const serverLimitObject = z
   .object({
     requestsPerMinute: requestsPerMinute.optional().describe('Calls to this server a minute, per principal, across replicas.'),
@@ -345,6 +350,7 @@ export const serverLimitObject = z
   })
   .strict();
 const serverLimit = serverLimitObject
+  .describe("One server's limits, keyed by its name as `mcpServers` writes it.")
   .superRefine((limit, ctx) => {
     if (limit.maxConcurrent !== undefined) return;
     // A queue without a cap would never fill: the setting is a mistake worth naming.
@@ -404,7 +410,8 @@ export const endpointSection = z
       .default('list')
       .describe('`list`: the selected tools as they are; `search`: two tools instead, `find_tools` and `call_tool`.'),
   })
-  .strict();
+  .strict()
+  .describe('One endpoint, named for metrics and audit lines: its path, what it offers, and with `auth` its audience and scopes.');
 const endpointsSection = z.record(endpointName, endpointSection);
 
 export type EndpointConfig = z.output<typeof endpointSection>;

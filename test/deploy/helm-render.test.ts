@@ -286,6 +286,8 @@ describe('the Helm chart, rendered by helm', () => {
       ],
       [['--set', 'terminationGracePeriodSeconds=30'], 'terminationGracePeriodSeconds (30) must exceed preStopSleepSeconds (5)'],
       [['--set', 'config.admin.onServerPort=true'], 'config.admin.onServerPort'],
+      // values.schema.json checks `config` with the gateway's own schema.
+      [['--set', 'config.server.prot=8080'], "at '/config/server': additional properties 'prot' not allowed"],
     ];
     const results = await Promise.all(refusals.map(([args]) => template(args)));
     results.forEach(({ code, stderr }, index) => {

@@ -43,7 +43,13 @@ describe('the generated configuration reference and JSON Schema', () => {
           if (typeof child.description !== 'string') undescribed.push(`${path}.${key}`);
           walk(child, `${path}.${key}`);
         }
-        if (typeof branch.additionalProperties === 'object') walk(branch.additionalProperties as Record<string, unknown>, `${path}.<key>`);
+        const entry = branch.additionalProperties;
+        if (typeof entry === 'object' && entry !== null) {
+          // A map of objects (servers, endpoints, tools) says what one entry is.
+          const isObjectMap = JSON.stringify(entry).includes('"properties"');
+          if (isObjectMap && typeof (entry as Record<string, unknown>).description !== 'string') undescribed.push(`${path}.<key>`);
+          walk(entry as Record<string, unknown>, `${path}.<key>`);
+        }
         if (typeof branch.items === 'object') walk(branch.items as Record<string, unknown>, `${path}[]`);
       }
     };
