@@ -470,7 +470,7 @@ const mrtrSection = z
       .optional()
       .transform((value) => (value === '' ? undefined : value))
       .pipe(z.string().min(16, 'must be at least 16 characters (use a random string, e.g. `openssl rand -base64 32`)').optional())
-      .describe('Seals the `requestState` of 2026 calls waiting for client input: at least 16 characters, the same on every replica. Default `SWITCHBOARD_STATE_SECRET`, else a random key per process.'),
+      .describe('Seals the `requestState` of 2026 calls waiting for client input: at least 16 characters, the same on every replica. `SWITCHBOARD_STATE_SECRET` overrides it; unset, each process seals with a random key of its own.'),
     // How long a call waits for the client's retry before it is cancelled upstream; also the
     // lifetime of the sealed state.
     inputTimeoutSeconds: lenientNumber(z.number().int().positive().max(3600))
