@@ -7,8 +7,8 @@
 // - the aliases of other clients' files (`type`, `disabled`; aliases.ts), and the kind of server
 //   chosen by `command` or `url`, which schema.ts decides in code rather than as a union.
 import { z } from 'zod';
-import { lenientKind, NUMERIC_STRING } from '../../src/config/lenient.js';
-import { configSchema, httpServer, pinningSection, stdioServer, upstreamServer } from '../../src/config/schema.js';
+import { lenientKind, NUMERIC_STRING } from '../../../src/config/lenient.js';
+import { configSchema, httpServer, pinningSection, stdioServer, upstreamServer } from '../../../src/config/schema.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -41,7 +41,7 @@ export function configJsonSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'Switchboard configuration (switchboard.yaml)',
     description:
-      'The config file of the Switchboard MCP gateway. Generated from src/config/schema.ts by `npm run docs:config`; see docs/reference/configuration.md.',
+      'The config file of the Switchboard MCP gateway. Generated from src/config/schema.ts by `npm run docs`; see docs/reference/configuration.md.',
     ...withoutDraft(schema),
     definitions: { envReference: ENV_REFERENCE },
   };
