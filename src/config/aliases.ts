@@ -4,7 +4,8 @@
 // strict about everything else.
 import { isPlainObject, type KeyPath, type PathProblem } from './key-path.js';
 
-const TRANSPORT_OF_TYPE: Readonly<Record<string, 'streamable-http' | 'sse'>> = {
+/** The `type` values other clients write for an HTTP server, and the transport each one means. */
+export const TRANSPORT_OF_TYPE: Readonly<Record<string, 'streamable-http' | 'sse'>> = {
   http: 'streamable-http',
   'streamable-http': 'streamable-http',
   sse: 'sse',

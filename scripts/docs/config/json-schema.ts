@@ -7,6 +7,7 @@
 // - the aliases of other clients' files (`type`, `disabled`; aliases.ts), and the kind of server
 //   chosen by `command` or `url`, which schema.ts decides in code rather than as a union.
 import { z } from 'zod';
+import { TRANSPORT_OF_TYPE } from '../../../src/config/aliases.js';
 import { lenientKind, NUMERIC_STRING } from '../../../src/config/lenient.js';
 import { configSchema, httpServer, pinningSection, stdioServer, upstreamServer } from '../../../src/config/schema.js';
 
@@ -26,7 +27,7 @@ const TYPE_ALIAS =
   'As other MCP clients write it: `stdio` with `command`; with `url`, `http` or `streamable-http` (meaning `transport: streamable-http`) or `sse` (`transport: sse`).';
 const ALIASES = {
   stdio: { type: { type: 'string', enum: ['stdio'], description: TYPE_ALIAS } },
-  http: { type: { type: 'string', enum: ['http', 'streamable-http', 'sse'], description: TYPE_ALIAS } },
+  http: { type: { type: 'string', enum: Object.keys(TRANSPORT_OF_TYPE), description: TYPE_ALIAS } },
   disabled: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['true', 'false'] }, envReference()], description: 'As other MCP clients write it: the opposite of `enabled`.' },
 };
 
