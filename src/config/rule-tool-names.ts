@@ -3,9 +3,9 @@
 // another: prefixed (`github__search_code`) or renamed by an override (`find_code`). A rule
 // written with that name would match nothing, without a word, so it is refused with the name to
 // write. Only what the file shows is refused: a server part that is a glob names no one server,
-// and a name that some override also uses as an upstream name is taken to be one.
+// and a name that is a key of the server's `tools` overrides is an upstream name.
 import picomatch from 'picomatch';
-import type { KeyPath, PathProblem } from './key-path.js';
+import { formatKeyPath, type KeyPath, type PathProblem } from './key-path.js';
 import { serverSlug } from './server-names.js';
 
 export interface ServerNaming {
@@ -60,7 +60,12 @@ function upstreamNameOf(server: ServerNaming, name: string, separator: string): 
   if (renamed !== undefined) return { name: renamed[0], why: `"${name}" is the name clients see for the tool "${renamed[0]}" of "${server.server}" (renamed in mcpServers)` };
   const exposedPrefix = `${server.prefix}${separator}`;
   if (server.prefix !== '' && name.startsWith(exposedPrefix) && name.length > exposedPrefix.length) {
-    return { name: name.slice(exposedPrefix.length), why: `"${name}" is an exposed name, with the prefix "${exposedPrefix}" the gateway adds` };
+    // An upstream may name a tool so itself (`slack_post_message` with the separator "_"): an
+    // override entry under its own name, even an empty one, says so and lifts the refusal.
+    return {
+      name: name.slice(exposedPrefix.length),
+      why: `"${name}" is an exposed name, with the prefix "${exposedPrefix}" the gateway adds (if the upstream's own name is "${name}", add it under ${formatKeyPath(['mcpServers', server.server, 'tools'])})`,
+    };
   }
   return undefined;
 }

@@ -14,7 +14,8 @@ describe('rules that name a tool by the name clients see', () => {
   it('refuse an endpoint selector with the exposed name, naming the pattern to write', () => {
     const found = problems({ endpoints: { a: { path: '/a', include: ['github/github__search_code', 'memory/mem__read_*'] } } });
     expect(problemAt(found, 'endpoints.a.include[0]')).toBe(
-      '"github__search_code" is an exposed name, with the prefix "github__" the gateway adds; patterns name the upstream\'s own name: write "github/search_code"',
+      '"github__search_code" is an exposed name, with the prefix "github__" the gateway adds (if the upstream\'s own name is "github__search_code", ' +
+        'add it under mcpServers.GitHub.tools); patterns name the upstream\'s own name: write "github/search_code"',
     );
     expect(problemAt(found, 'endpoints.a.include[1]')).toMatch(/write "memory\/read_\*"$/);
   });
@@ -41,6 +42,12 @@ describe('rules that name a tool by the name clients see', () => {
       limits: { servers: { GitHub: { tools: { search_code: { requestsPerMinute: 5 } } } } },
     });
     expect(parseConfigText(text, 'json', {}).endpoints.a?.include).toHaveLength(3);
+  });
+
+  it('accept a prefixed name that the server\'s tools overrides list as an upstream name', () => {
+    const servers = { slack: { command: 'slack-mcp', tools: { slack_post_message: {} } } };
+    const text = JSON.stringify({ namespace: { separator: '_' }, mcpServers: servers, policy: { rules: [{ allow: ['slack/slack_post_message'] }] } });
+    expect(parseConfigText(text, 'json', {}).policy?.rules[0]?.allow).toEqual(['slack/slack_post_message']);
   });
 
   it('accept a name that an override also uses as an upstream name', () => {
