@@ -56,7 +56,7 @@ describe('the JSON Schema of the config file', () => {
     expect(configProblems(parse(read('config/switchboard.yaml')))).toEqual([]);
     expect(configProblems(parse(read('deploy/base/switchboard.yaml')))).toEqual([]);
     expect(configProblems((parse(read('helm/switchboard/values.yaml')) as { config: unknown }).config)).toEqual([]);
-    expect(read('helm/switchboard/values.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=values.schema.json');
+    expect(read('helm/switchboard/values.yaml').split('\n')[0]).toBe('# yaml-language-server: $schema=./values.schema.json');
   });
 
   it('accepts the example Helm values merged over the defaults, a config with most sections', () => {
