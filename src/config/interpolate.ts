@@ -3,13 +3,15 @@
 // evaluated; an unset variable can be reported with the key path where it is used; and a value
 // cannot break the file's syntax (a password with a quote or a newline stays one string).
 // Keys are not interpolated. The result is not interpolated again, and references do not nest.
+// `${env:VAR}` is read as `${VAR}`: VS Code and Cursor write environment references that way, and
+// their files are valid configs as they are.
 //
 // Numbers: after interpolation `port: ${PORT}` holds the string "8080". The schema converts clean
 // numeric strings where, and only where, it expects a number (schema.ts), so this works the same in
 // YAML and JSON and a string field never turns into a number by surprise.
 import { isPlainObject, type KeyPath, type PathProblem } from './key-path.js';
 
-const REFERENCE_BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+const REFERENCE_BODY = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
 
 export interface StringInterpolation {
   readonly value: string;

@@ -1,5 +1,5 @@
-// Config file -> validated, defaulted, frozen Config. The steps, in order: parse the text; replace
-// ${VAR} in string values (interpolate.ts); rewrite other clients' aliases (aliases.ts); apply
+// Config file -> validated, defaulted, frozen Config. The steps, in order: parse the text; read a
+// VS Code mcp.json's `servers` as `mcpServers` (vscode-shape.ts); replace ${VAR} in string values (interpolate.ts); rewrite other clients' aliases (aliases.ts); apply
 // PORT/HOST/REDIS_URL and --host/--port (overrides.ts); validate and default (schema.ts), and check
 // what spans keys (cross-key.ts) on whatever parsed. Every step reports problems instead of
 // stopping at the first, so one run shows everything to fix.
@@ -17,6 +17,7 @@ import { formatOfFile, parseText, type ConfigFormat } from './parse-text.js';
 import { partsOf } from './parts.js';
 import { configSchema, type Config } from './schema.js';
 import { withSecretFiles } from './secret-files.js';
+import { fromVsCodeShape } from './vscode-shape.js';
 
 export { ConfigError, type ConfigProblem } from './errors.js';
 export type { ConfigOverrides } from './overrides.js';
@@ -62,7 +63,10 @@ export function parseConfigText(
   }
 
   const secrets = withSecretFiles(env);
-  const interpolated = interpolateTree(root, secrets.env);
+  const vsCode = fromVsCodeShape(root);
+  const interpolated = interpolateTree(vsCode.tree, secrets.env);
+  const reportedByVsCode = new Set(vsCode.reported.map(formatKeyPath));
+  const interpolationProblems = interpolated.problems.filter((problem) => !reportedByVsCode.has(formatKeyPath(problem.path)));
   const aliased = normaliseServerAliases(interpolated.tree);
   const { tree, sources } = applyOverrides(aliased.tree, env, overrides);
   const result = configSchema.safeParse(file === undefined ? tree : withLockFileNamedAfter(file, tree));
@@ -72,14 +76,14 @@ export function parseConfigText(
   // A value whose variable was unset, or a server whose `type` was wrong, is reported once, by the
   // step that knows why; the schema would only add a vaguer second line about the same key.
   const alreadyReported = new Set(
-    [...interpolated.problems.map((problem) => problem.path), ...aliased.reportedServers].map(formatKeyPath),
+    [...interpolated.problems.map((problem) => problem.path), ...vsCode.reported, ...aliased.reportedServers].map(formatKeyPath),
   );
   const schemaProblems = result.success
     ? []
     : problemsFromIssues(result.error.issues, tree).filter((problem) => !alreadyReported.has(formatKeyPath(problem.path)));
 
   const secretProblems: PathProblem[] = secrets.problems.map((message) => ({ path: [], message }));
-  const problems = [...interpolated.problems, ...secretProblems, ...aliased.problems, ...schemaProblems, ...crossKey].map((problem) => {
+  const problems = [...vsCode.problems, ...interpolationProblems, ...secretProblems, ...aliased.problems, ...schemaProblems, ...crossKey].map((problem) => {
     const formatted = toConfigProblem(problem);
     const source = sources.get(formatted.path);
     return source === undefined ? formatted : { ...formatted, message: `${formatted.message} (from ${source})` };

@@ -4,7 +4,7 @@ import { problemAt, problemsOf } from './config-test-helpers.js';
 
 describe('config problems name the key path', () => {
   it('names an unknown top-level key', () => {
-    expect(problemAt(problemsOf('servers: {}\n'), 'servers')).toBe('unknown key');
+    expect(problemAt(problemsOf('severs: {}\n'), 'severs')).toBe('unknown key');
   });
 
   it('names an unknown key inside a section', () => {
