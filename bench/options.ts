@@ -1,5 +1,6 @@
 // The bench's command line. Every option narrows or redirects a full run; none changes what a
 // figure means, so a subset's figures compare with the full run's.
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { isTargetName, ON_REQUEST_TARGETS, TARGET_NAMES, type TargetName } from './targets.js';
@@ -7,6 +8,9 @@ import { isTargetName, ON_REQUEST_TARGETS, TARGET_NAMES, type TargetName } from 
 export const PHASES = ['echo', 'ping', 'sdk', 'scale', 'sessions'] as const;
 export type Phase = (typeof PHASES)[number];
 export type ScenarioName = 'sequential' | 'concurrent';
+
+/** The run `--compare` weighs against when it names none: the latest full run, kept in the repository. */
+export const BASELINE = fileURLToPath(new URL('./baseline.json', import.meta.url));
 
 export interface Options {
   readonly phases: readonly Phase[];
@@ -28,7 +32,7 @@ export const USAGE = `npm run bench -- [options]
   --target NAME         only these targets in the echo, ping and sdk phases (repeatable, or comma-separated): ${TARGET_NAMES.join(', ')}
                         (${ON_REQUEST_TARGETS.join(', ')} only when named here)
   --json PATH           where the figures go (default bench/results/latest.json)
-  --compare PATH        print the change against an earlier run's JSON
+  --compare [PATH]      print the change against an earlier run's JSON (default bench/baseline.json)
   --profile             CPU-profile a front (default gw-stdio-2025) during its measured rounds and summarise it
                         (--cpu-prof is the same); --profile-target NAME picks another target's front
   --log-level LEVEL     the gateways' pino level (default info, as deployed)
@@ -38,7 +42,7 @@ export const USAGE = `npm run bench -- [options]
 
 export function parseOptions(args: readonly string[], defaultJson: string): Options {
   const { values } = parseArgs({
-    args: [...args],
+    args: withBaseline(args),
     options: {
       only: { type: 'string', multiple: true },
       scenario: { type: 'string' },
@@ -76,4 +80,12 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
     gatewayCli: values['gateway-cli'],
     gatewayNodeArgs: values['gateway-node-arg'],
   };
+}
+
+/** `--compare` with no path means the baseline: parseArgs has no optional values, so it is filled in here. */
+function withBaseline(args: readonly string[]): string[] {
+  return args.flatMap((arg, i) => {
+    const next = args[i + 1];
+    return arg === '--compare' && (next === undefined || next.startsWith('--')) ? [arg, BASELINE] : [arg];
+  });
 }
