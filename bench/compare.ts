@@ -1,6 +1,6 @@
 // `--compare PATH`: what changed since an earlier run's JSON. For every row both runs have, p50 and
 // calls/s then and now, the front's CPU per call (of the timed figures, the one that moves least
-// with a noisy machine) and what it allocated per call (which hardly moves at all; records from
+// with a noisy machine) and what it allocated per call (which hardly moves at all; runs from
 // before it was counted leave it blank); then every verdict's figure then and now. Wall-clock figures on a shared machine move
 // by up to 2x between runs: read the CPU column first.
 //
