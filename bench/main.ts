@@ -179,6 +179,10 @@ try {
   process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
   process.exit(2);
 }
+if (options.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 main(options).then(
   (code) => {
     process.exitCode = code;

@@ -24,6 +24,8 @@ export interface Options {
   readonly keep: boolean;
   readonly gatewayCli: string | undefined;
   readonly gatewayNodeArgs: readonly string[] | undefined;
+  /** --help: print USAGE and run nothing. */
+  readonly help: boolean;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -38,7 +40,8 @@ export const USAGE = `npm run bench -- [options]
   --log-level LEVEL     the gateways' pino level (default info, as deployed)
   --keep                keep the run directory (configs, logs, profiles) and print where it is
   --gateway-cli FILE    another build of the gateway CLI (A/B runs)
-  --gateway-node-arg A  a node option for the gateways only (repeatable)`;
+  --gateway-node-arg A  a node option for the gateways only (repeatable)
+  -h, --help            print this and exit`;
 
 export function parseOptions(args: readonly string[], defaultJson: string): Options {
   const { values } = parseArgs({
@@ -56,6 +59,7 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
       keep: { type: 'boolean', default: false },
       'gateway-cli': { type: 'string' },
       'gateway-node-arg': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const phases = (values.only ?? [...PHASES]).flatMap((value) => value.split(','));
@@ -79,6 +83,7 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
     keep: values.keep,
     gatewayCli: values['gateway-cli'],
     gatewayNodeArgs: values['gateway-node-arg'],
+    help: values.help,
   };
 }
 
