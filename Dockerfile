@@ -70,10 +70,9 @@ USER 1000:1000
 EXPOSE 8080
 # --single-threaded-gc: V8 collects garbage on the main thread instead of waking helper threads for
 # every young-generation collection. With a small heap and a CPU limit of a core or two, the helpers
-# cost more than they save: -19% CPU per tools/call and +15% calls/s in `npm run bench:ab -- --baseline .
-# --node-arg=--single-threaded-gc` (bench/README.md: V8's parallel garbage collection). Node refuses
-# the flag in NODE_OPTIONS.
+# cost more than they save (docs/decisions/0007-single-threaded-gc.md). Node refuses the flag in
+# NODE_OPTIONS.
 # --lazy-new-space-shrinking: V8 keeps its young generation through a quiet spell instead of giving
 # it back after a few seconds of little allocation and faulting it in again on the next burst of
-# calls (bench/README.md, "GC regimes": quiet spells).
+# calls (docs/decisions/0009-lazy-new-space-shrinking.md).
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--single-threaded-gc", "--lazy-new-space-shrinking", "/app/dist/cli.js"]

@@ -1,13 +1,15 @@
 // `--compare PATH`: what changed since an earlier run's JSON. For every row both runs have, p50 and
 // calls/s then and now, the front's CPU per call (of the timed figures, the one that moves least
-// with a noisy machine) and what it allocated per call (which hardly moves at all; records from
+// with a noisy machine) and what it allocated per call (which hardly moves at all; runs from
 // before it was counted leave it blank); then every verdict's figure then and now. Wall-clock figures on a shared machine move
 // by up to 2x between runs: read the CPU column first.
 //
-//   node --import tsx bench/compare.ts OLD.json [NEW.json]     (NEW defaults to bench/results/latest.json)
+//   node --import tsx bench/compare.ts [OLD.json [NEW.json]]   (OLD defaults to bench/baseline.json,
+//                                                              NEW to bench/results/latest.json)
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type { Figures } from './figures.js';
+import { BASELINE } from './options.js';
 import { formatTable } from './report.js';
 import { readResults, type ResultsDocument } from './results-json.js';
 
@@ -74,10 +76,6 @@ function change(before: number, after: number): string {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [oldPath, newPath = fileURLToPath(new URL('./results/latest.json', import.meta.url))] = process.argv.slice(2);
-  if (oldPath === undefined) {
-    process.stderr.write('usage: node --import tsx bench/compare.ts OLD.json [NEW.json]\n');
-    process.exit(2);
-  }
+  const [oldPath = BASELINE, newPath = fileURLToPath(new URL('./results/latest.json', import.meta.url))] = process.argv.slice(2);
   process.stdout.write(`${compareResults(readResults(oldPath), readResults(newPath))}\n`);
 }

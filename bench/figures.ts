@@ -33,7 +33,7 @@ export interface Figures {
   /**
    * The front's GC pauses per call, its full collections in the phase, and the bytes it allocated
    * per call (the garbage its young collections deal with); absent without the hooks. Records
-   * written before the allocation was counted (bench/records, --compare) have no allocatedBytesPerCall.
+   * written before the allocation was counted (an older JSON given to --compare) have no allocatedBytesPerCall.
    */
   readonly frontGc?: { readonly msPerCall: number; readonly major: number; readonly allocatedBytesPerCall?: number };
 }

@@ -15,8 +15,8 @@ import { runInNewContext } from 'node:vm';
 // Every GC pause of this process since it started: the bench reads the totals around each round.
 // With the gateway's --single-threaded-gc every collection runs on the main thread, so the pauses
 // are the CPU time its GC took. A process can run for its whole life with its GC taking 3% of its
-// time or 15% (README.md here, "GC regimes"), and the rounds' CPU per call alone does not say
-// which.
+// time or 15% (docs/decisions/0008-transient-maps.md), and the rounds' CPU per call alone does not
+// say which.
 const gcPauses = { ms: 0, major: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {

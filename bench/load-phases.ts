@@ -20,15 +20,14 @@ interface LoadPhase {
 
 // 4 rounds for the judged phase: more rounds than it takes for each target to run early and late alike.
 // 8 at 50 in flight, where one target's turn lasts a fraction of a second: this machine's speed
-// moves by up to 2x within seconds (the same build ran 47 to 100 us of CPU per call in successive
-// rounds), and more, shorter turns spread those swings over every target alike.
+// moves by up to 2x within seconds, and more, shorter turns spread those swings over every target
+// alike (docs/decisions/0016-how-the-bench-measures.md).
 // The sequential echo comes first in a run, on cold processes, so its warm-up is long enough for V8
 // to have optimised the gateway's path: one caller at a time, a fresh gateway answered its first
-// 2,000 calls at a p50 of 1.0 ms and the next 6,000 at 0.5-0.6 ms (min-proxy: 0.67 then 0.5), so a
-// short warm-up measured the JIT's work, not the gateway's steady state. The same holds at 50 in
-// flight: in rounds of 1,500 calls after a 500-call warm-up, a fresh gateway spent 470, 210, then
-// 100-120 us of CPU per call from its fourth round on (mcp-proxy, too, ran 20% faster warm), so a
-// target run alone was measured mostly on its way up. Every target gets the same warm-up.
+// 2,000 calls about twice as slowly as the next 6,000, so a short warm-up measured the JIT's work,
+// not the gateway's steady state. The same holds at 50 in flight, where a fresh gateway's CPU per
+// call fell by three quarters over its first rounds of 1,500 calls, so a target run alone was
+// measured mostly on its way up. Every target gets the same warm-up.
 export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
   echo: {
     operation: 'echo',

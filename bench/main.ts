@@ -89,7 +89,7 @@ async function main(opts: Options): Promise<number> {
     'CPU ms/call: CPU time (user+sys) each process used during the phase / calls; front = gateway or mcp-proxy,',
     'upstream = server-everything (or the floor), load = this process.',
     'front GC ms/call: the GC pauses of the front\'s main thread during the phase / calls, and (in brackets) its full',
-    'collections; with the gateway\'s --single-threaded-gc that is all its GC work (bench/README.md: GC regimes).',
+    'collections; with the gateway\'s --single-threaded-gc that is all its GC work (docs/decisions/0007-single-threaded-gc.md).',
     'front KB alloc/call: what the front allocated in its young generation during the phase / calls, garbage included;',
     'unlike time it hardly moves with the machine\'s load, so it shows a change in the front\'s work that CPU time cannot.',
     'Every front (gateway, mcp-proxy, min-proxy) has a full GC after its first warm-up, as a process that has run a while has,',
@@ -178,6 +178,10 @@ try {
 } catch (error) {
   process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
   process.exit(2);
+}
+if (options.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
 }
 main(options).then(
   (code) => {

@@ -1,5 +1,6 @@
 // The bench's command line. Every option narrows or redirects a full run; none changes what a
 // figure means, so a subset's figures compare with the full run's.
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { isTargetName, ON_REQUEST_TARGETS, TARGET_NAMES, type TargetName } from './targets.js';
@@ -7,6 +8,9 @@ import { isTargetName, ON_REQUEST_TARGETS, TARGET_NAMES, type TargetName } from 
 export const PHASES = ['echo', 'ping', 'sdk', 'scale', 'sessions'] as const;
 export type Phase = (typeof PHASES)[number];
 export type ScenarioName = 'sequential' | 'concurrent';
+
+/** The run `--compare` weighs against when it names none: the latest full run, kept in the repository. */
+export const BASELINE = fileURLToPath(new URL('./baseline.json', import.meta.url));
 
 export interface Options {
   readonly phases: readonly Phase[];
@@ -20,6 +24,8 @@ export interface Options {
   readonly keep: boolean;
   readonly gatewayCli: string | undefined;
   readonly gatewayNodeArgs: readonly string[] | undefined;
+  /** --help: print USAGE and run nothing. */
+  readonly help: boolean;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -28,17 +34,18 @@ export const USAGE = `npm run bench -- [options]
   --target NAME         only these targets in the echo, ping and sdk phases (repeatable, or comma-separated): ${TARGET_NAMES.join(', ')}
                         (${ON_REQUEST_TARGETS.join(', ')} only when named here)
   --json PATH           where the figures go (default bench/results/latest.json)
-  --compare PATH        print the change against an earlier run's JSON
+  --compare [PATH]      print the change against an earlier run's JSON (default bench/baseline.json)
   --profile             CPU-profile a front (default gw-stdio-2025) during its measured rounds and summarise it
                         (--cpu-prof is the same); --profile-target NAME picks another target's front
   --log-level LEVEL     the gateways' pino level (default info, as deployed)
   --keep                keep the run directory (configs, logs, profiles) and print where it is
   --gateway-cli FILE    another build of the gateway CLI (A/B runs)
-  --gateway-node-arg A  a node option for the gateways only (repeatable)`;
+  --gateway-node-arg A  a node option for the gateways only (repeatable)
+  -h, --help            print this and exit`;
 
 export function parseOptions(args: readonly string[], defaultJson: string): Options {
   const { values } = parseArgs({
-    args: [...args],
+    args: withBaseline(args),
     options: {
       only: { type: 'string', multiple: true },
       scenario: { type: 'string' },
@@ -52,6 +59,7 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
       keep: { type: 'boolean', default: false },
       'gateway-cli': { type: 'string' },
       'gateway-node-arg': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const phases = (values.only ?? [...PHASES]).flatMap((value) => value.split(','));
@@ -75,5 +83,14 @@ export function parseOptions(args: readonly string[], defaultJson: string): Opti
     keep: values.keep,
     gatewayCli: values['gateway-cli'],
     gatewayNodeArgs: values['gateway-node-arg'],
+    help: values.help,
   };
+}
+
+/** `--compare` with no path means the baseline: parseArgs has no optional values, so it is filled in here. */
+function withBaseline(args: readonly string[]): string[] {
+  return args.flatMap((arg, i) => {
+    const next = args[i + 1];
+    return arg === '--compare' && (next === undefined || next.startsWith('--')) ? [arg, BASELINE] : [arg];
+  });
 }

@@ -50,8 +50,8 @@ export type TargetName = (typeof TARGET_NAMES)[number];
 
 /**
  * Targets a run has only when asked for with --target: what they measure is a feature's cost
- * against another target, not issue 10's figures, and the full run's length and records stay as
- * they were.
+ * against another target, not issue 10's figures, and the full run's length and its comparison
+ * with the baseline stay as they were.
  */
 export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'min-proxy-busy', 'floor-raw', 'min-proxy-raw'];
 

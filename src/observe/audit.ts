@@ -54,8 +54,8 @@ export function auditObserver(logger: Logger, { endpoints = false }: { endpoints
 }
 
 /**
- * JSON's text of `ms` rounded to a tenth (Math.round(ms * 10) / 10), made from integers: V8 takes
- * ~0.3 us to find a fraction's shortest text, a small integer's is at hand. The text of n / 10 for
+ * JSON's text of `ms` rounded to a tenth (Math.round(ms * 10) / 10), made from integers: V8 is
+ * slow to find a fraction's shortest text, a small integer's is at hand. The text of n / 10 for
  * an integer n is its digits with a point before the last, and only beyond 2^31 tenths (about two
  * and a half days) does the line fall back to the number's own text.
  */

@@ -14,14 +14,13 @@ export interface LoggerOptions {
 
 /**
  * Lines to stdout in batches of up to 64 KB, and at least every FLUSH_MS: one write syscall per line
- * was ~7% of the gateway's CPU under load (bench profile). The lines are gathered here and joined
- * once per batch, not in sonic-boom's own buffer (its `minLength`): its write() measures the byte
- * length of the whole pending buffer for every line it appends, so each batch cost time in
- * proportion to the square of its size (~10 us per call at 12 KB, per-thread CPU of a loaded
- * gateway). Each batch is one write on libuv's thread pool, and on two busy cores waking that
- * thread costs the main thread far more than the write (~70 us a batch, timed in a gateway at 50
- * calls in flight): at 16 KB (~55 audit lines) that was 1.3 us a line, at 64 KB ~0.5. 64 KB is also
- * what an empty pipe takes in one write (Linux's default pipe size), as stdout is under Kubernetes.
+ * was a visible share of the gateway's CPU under load. The lines are gathered here and joined once
+ * per batch, not in sonic-boom's own buffer (its `minLength`): its write() measures the byte length
+ * of the whole pending buffer for every line it appends, so each batch cost time in proportion to
+ * the square of its size. Each batch is one write on libuv's thread pool, and on two busy cores
+ * waking that thread costs the main thread far more than the write, so larger batches cost less
+ * per line. 64 KB is also what an empty pipe takes in one write (Linux's default pipe size), as
+ * stdout is under Kubernetes. See docs/decisions/0013-batched-log-writes.md.
  * The CLI flushes on exit, and sonic-boom writes what it holds when the process exits; a crash may
  * lose the last FLUSH_MS of lines.
  */
@@ -71,10 +70,10 @@ function bufferedStdout(): BatchedDestination {
 
 /**
  * pino's isoTime, formatted once per millisecond: under load several lines share a millisecond,
- * and toISOString was ~2% of the gateway's CPU per call (bench profile). Even once per millisecond
- * it was ~0.5 us per call in a later profile (toISOString takes ~0.5 us, and at 50 calls in flight
- * a millisecond has a handful of lines), so the text up to the second is made once per second and
- * each millisecond adds its three digits (~20 ns).
+ * and toISOString showed in a profile of the gateway. Even once per millisecond it still showed (at
+ * 50 calls in flight a millisecond has only a handful of lines), so the text up to the second is
+ * made once per second and each millisecond adds its three digits
+ * (docs/decisions/0013-batched-log-writes.md).
  */
 const MILLISECONDS = Array.from({ length: 1000 }, (_, ms) => String(ms).padStart(3, '0'));
 let stampedAt = -1;
@@ -100,7 +99,7 @@ export function isoTimeOncePerMillisecond(): string {
  * Info lines written as pino writes them for `logger` (its level, time, bindings, and "msg" last),
  * from fields the caller has already written as JSON: for the line the gateway writes per call,
  * the audit line (audit.ts), whose fixed shape pino would walk key by key, through the redaction
- * walk too, for ~8% of the gateway's CPU per call (bench profile). Only for fields that can never
+ * walk too (docs/decisions/0006-preformatted-audit-lines.md). Only for fields that can never
  * hold a secret: nothing here censors (redact.ts). test/unit/preformatted-lines.test.ts holds the
  * lines to pino's.
  */

@@ -1,7 +1,7 @@
 // JSON texts of the strings that a per-call log line repeats: the method, the server, the tool's
 // name, the outcome, the principal, the session. Quoting them anew for every line was half of what
-// building the audit line cost (~0.3 of ~0.7 us in a micro-benchmark of the line), and a line is
-// written for every tool call.
+// building the audit line cost in a micro-benchmark of the line, and a line is written for every
+// tool call (docs/decisions/0006-preformatted-audit-lines.md).
 //
 // The memo is bounded twice over, since resource URIs and subjects come from outside and need not
 // repeat: a value longer than `maxLength` is quoted every time and never kept (a client may send

@@ -4,10 +4,10 @@
 // credentials there, under names nobody can list in advance). At any depth, so a whole config
 // logged by mistake still keeps its secrets.
 //
-// Why not pino's `redact` paths: they match fixed paths, and each leading wildcard (`*.token`) costs
-// about 2 µs per line; covering a few depths took ~150 µs per line in a probe, against ~0.3 µs for
-// this walk, which reads every key once and copies only what it censors (the caller's object is
-// never changed).
+// Why not pino's `redact` paths: they match fixed paths, and each leading wildcard (`*.token`) adds
+// a walk per line; covering a few depths cost hundreds of times what this walk does in a probe.
+// This walk reads every key once and copies only what it censors (the caller's object is never
+// changed).
 
 export const CENSOR = '[redacted]';
 

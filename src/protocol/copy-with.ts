@@ -1,9 +1,8 @@
 // `{ ...object, ...additions }` written as a loop, for the copies made on every request. On Node 20's
-// V8 each key that an object literal adds after a spread, when the spread object lacks it, costs
-// ~0.5 us (the copy's map has no transition to reuse): a 2026 result took ~1 us to get `resultType`
-// and `_meta` (3% of the gateway's CPU per call in a profile), against ~0.05 us for this loop in a
-// micro-benchmark on the same shapes. A key the object already has costs nothing extra either way,
-// so `{ ...params, name }` on a tools/call stays a spread.
+// V8 each key that an object literal adds after a spread, when the spread object lacks it, is slow
+// (the copy's map has no transition to reuse), about ten times this loop on the same shapes. A key
+// the object already has costs nothing extra either way, so `{ ...params, name }` on a tools/call
+// stays a spread. See docs/decisions/0014-object-shapes-on-the-hot-path.md.
 
 /** A fresh object with `object`'s own enumerable keys, then `additions`' (which win), in that order. */
 export function copyWith<T extends object, A extends object>(object: T | undefined, additions: A): Omit<T, keyof A> & A {
@@ -29,7 +28,7 @@ export function withMetaEntry<T extends object>(object: T | undefined, key: stri
 
 /**
  * `const { a, b, ...rest } = object` written as a loop, for the same reason: an object rest is a
- * runtime call on Node 20, ~0.3 us for a 2026 request's params.
+ * runtime call on Node 20 (docs/decisions/0014-object-shapes-on-the-hot-path.md).
  */
 export function copyWithout<T extends object>(object: T, excluded: ReadonlySet<string>): Partial<T> {
   const copy: Record<string, unknown> = {};

@@ -1,10 +1,10 @@
-// JSON.stringify of a lone string or number is a call into V8's runtime, ~0.2 us in a loop of its
-// own and more in a loaded gateway, for values that mostly need nothing of it: ids (request-id.ts
+// JSON.stringify of a lone string or number is a call into V8's runtime, costly on a path run per
+// call, for values that mostly need nothing of it: ids (request-id.ts
 // lets only [A-Za-z0-9._-] through or makes a UUID; trace ids are hex; clients number their
 // JSON-RPC requests) and numbers are written as they are when nothing in them is for JSON to
 // escape or spell differently; anything else still goes through JSON.stringify. (A profile once put
-// ~2 us per audit line on the request id's quoting; that was the id's own making, a tree of
-// strings, fixed in request-id.ts.)
+// much of an audit line's cost on the request id's quoting; that was the id's own making, a tree of
+// strings, fixed in request-id.ts: docs/decisions/0015-request-ids-without-async-local-storage.md.)
 
 // eslint-disable-next-line no-control-regex -- the control characters JSON escapes are what it looks for
 const NOTHING_TO_ESCAPE = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;

@@ -1,10 +1,10 @@
 // JSON text that is the same every time it is written, made once. A page of the catalogue (a
 // tools/list answer) is the same for every caller of a view until the catalogue changes, and
-// JSON.stringify of it was most of what a tools/list cost the gateway: ~35 us for 50 tools, 70 for
-// a full page of 100, on every call. Its items' texts are made once each (memoizedJson), a page's
-// text is joined from them (presetJson), and the transport writes a response around a result's
-// preset text (responseJson) instead of serializing the result again. An upstream's result is
-// written the same way, from the text it came in (presetJsonText, result-text.ts).
+// JSON.stringify of it was most of what a tools/list cost the gateway, on every call
+// (docs/decisions/0012-json-text-made-once.md). Its items' texts are made once each (memoizedJson),
+// a page's text is joined from them (presetJson), and the transport writes a response around a
+// result's preset text (responseJson) instead of serializing the result again. An upstream's result
+// is written the same way, from the text it came in (presetJsonText, result-text.ts).
 //
 // All rest on one promise: a value given here never changes afterwards. Catalogue items are never
 // mutated (a change builds a new view of new items), results are copied on write
@@ -54,9 +54,9 @@ class Returning {
 /**
  * An object's own JSON pieces, in a private field added to the object itself (the subclass of a
  * constructor that returns its argument is the standard way to give any object one): a page's,
- * made on first use, or an upstream result's text. A WeakMap entry per upstream answer cost ~0.6 us
- * in a loaded gateway's profile (WeakMap.set), and so did defineProperty of a hidden symbol; this
- * costs ~0.04. Nothing else sees the field: not JSON.stringify or Object.keys, not a test's deep
+ * made on first use, or an upstream result's text. A WeakMap entry per upstream answer cost about
+ * fifteen times as much in a loaded gateway's profile (WeakMap.set), and so did defineProperty of a
+ * hidden symbol. Nothing else sees the field: not JSON.stringify or Object.keys, not a test's deep
  * equality, and a spread or copy does not take it, so a copy never passes for the text of the
  * object it was made from.
  */
@@ -94,7 +94,7 @@ export function presetJsonText<T extends object>(value: T, text: string): Readon
 /**
  * When `copy` is `source` (which has a preset text) with `additions` added, and `source` has none
  * of those keys, `copy` gets one too (that text with theirs added) and is frozen. Returns `copy`.
- * Frozen `additions` are taken for constants: their text is made once (~1.5 us per 2026 call).
+ * Frozen `additions` are taken for constants: their text is made once, not on every 2026 call.
  */
 export function presetJsonWith<T extends object>(copy: T, source: object, additions: object): T {
   const pieces = OwnPieces.of(source);

@@ -1,7 +1,7 @@
 // Where an upstream's answer has its result, in the text it came in. The gateway relays a result as
 // it is, under the client's id: made from the answer's own text, the response costs a copy of that
-// text, where JSON.stringify of the parsed result walks the whole value again (~1.3 us for an echo,
-// and in proportion to the result's size: a file's contents, a page of rows).
+// text, where JSON.stringify of the parsed result walks the whole value again, in proportion to the
+// result's size: a file's contents, a page of rows (docs/decisions/0012-json-text-made-once.md).
 //
 // Found only when certain: the answer is one of the two shapes the SDKs write without whitespace,
 // `{"result":R,"jsonrpc":"2.0","id":I}` (TypeScript) or `{"jsonrpc":"2.0","id":I,"result":R}`

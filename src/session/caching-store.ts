@@ -1,7 +1,7 @@
 // A replica-local copy of the sessions in use, in front of a shared store (Redis), so that a
 // session's requests do not each pay a round trip and a parse to read a record that rarely
-// changes. Every 2025 request reads its session; on Redis that read was ~20% of the gateway's
-// throughput (`npm run bench`, gw-redis-2025 against gw-stdio-2025).
+// changes. Every 2025 request reads its session; on Redis that read was a fifth of the gateway's
+// throughput (docs/decisions/0011-session-cache-per-replica.md).
 //
 // What keeps the copies right:
 // - a change made through any replica (update, delete) is announced on the change feed before the

@@ -9,9 +9,9 @@
 // are too. Each of them, discarded, still holds every value it had when it was copied, and being
 // old it is not freed until the next full collection; every young collection in between keeps
 // those values and all they reach alive, and promotes them. For the maps of requests in flight that
-// is nearly every request: measured on the gateway under 50 callers, 2 MB promoted per young
-// collection instead of 30 KB, and 17% of the time in GC instead of 3% (bench/README.md, "GC
-// regimes").
+// is nearly every request: measured on the gateway under 50 callers, megabytes promoted per young
+// collection instead of tens of KB, and several times the time in GC
+// (docs/decisions/0008-transient-maps.md).
 //
 // So each value sits in a slot of its own, emptied when its entry is deleted: a discarded table
 // then holds empty slots and keys, a few dozen bytes per request, and no request's objects.

@@ -138,7 +138,8 @@ function stdioTransport(name: string, spec: Omit<StdioSpawn, 'stderr'>, logger: 
  * negotiates as it always did. When that negotiation finds a 2026 server, the connection moves to
  * the lean transport before its first request: the SDK's combines each 2026 request's signal with
  * one of its own that lives as long as the connection, and Node 20 keeps every such combination
- * until that one is gone (nodejs/node#55351), a few hundred bytes per call.
+ * until that one is gone (nodejs/node#55351): memory kept per call
+ * (docs/decisions/0004-http-upstream-transport-on-undici.md).
  */
 async function connectStreamable(
   options: OpenConnectionOptions,

@@ -1,8 +1,9 @@
 // JSON-RPC messages off an undici response body: a JSON body at once, an event stream event by
 // event as it arrives (a call's progress and the server's own requests come before its answer).
-// No fetch Response, no web streams and no schema check per message (the bench profile's costs on
-// the SDK transport): the body is a Node stream decoded as UTF-8 chunk by chunk, events are cut by
-// eventsource-parser's callback parser, and meaning is left to whoever reads the message.
+// No fetch Response, no web streams and no schema check per message (the SDK transport's costs:
+// docs/decisions/0004-http-upstream-transport-on-undici.md): the body is a Node stream decoded as
+// UTF-8 chunk by chunk, events are cut by eventsource-parser's callback parser, and meaning is
+// left to whoever reads the message.
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';

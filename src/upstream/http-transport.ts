@@ -1,8 +1,8 @@
 // A Streamable HTTP upstream's wire, as the client SDK's Transport so the SDK still runs the
 // handshake, the server's own requests and a 2026 server's listens. Ours rather than the SDK's
-// StreamableHTTPClientTransport for the costs it has on every call (bench profile: ~0.85 ms of
-// gateway CPU per call against ~0.15 ms on stdio): fetch's Request/Response objects, web streams
-// (TextDecoderStream, EventSourceParserStream), a zod check of every message. Here a POST is one
+// StreamableHTTPClientTransport for the costs it has on every call (several times a stdio call's
+// gateway CPU): fetch's Request/Response objects, web streams (TextDecoderStream,
+// EventSourceParserStream), a zod check of every message. Here a POST is one
 // undici request() on the global dispatcher's keep-alive pool, and its answer is read off a Node
 // stream (http-body.ts).
 //
@@ -10,9 +10,8 @@
 // implies and no session, and answers it as JSON or on a stream of that request's own, which the
 // request's signal closes: how 2026 cancels. The SDK's transport combines each such signal with a
 // long-lived one of its own (AbortSignal.any), and Node 20 keeps every combined signal referenced
-// from the long-lived one for the connection's life: ~0.8 KB per call that never came back
-// (bench/README.md: memory kept per call on the way to a 2026 HTTP upstream). Here a request's
-// signal is its own.
+// from the long-lived one for the connection's life: memory kept per call that never came back.
+// Here a request's signal is its own. See docs/decisions/0004-http-upstream-transport-on-undici.md.
 import { getGlobalDispatcher, request, type Dispatcher } from 'undici';
 import { SdkError, SdkErrorCode, SdkHttpError, type JSONRPCMessage, type JSONRPCRequest, type Transport, type TransportSendOptions } from '@modelcontextprotocol/client';
 import { deliverJson, headerValue, lowerCased, mediaType, readEventStream, type MessageSink, type ResponseBody } from './http-body.js';
@@ -245,7 +244,8 @@ export class LeanHttpTransport implements Transport {
   /**
    * One POST on the global dispatcher (undici's keep-alive pool per origin), asked directly:
    * undici's request(url, ...) parses the URL and copies the options into a new object on every
-   * call before it does the same (makeDispatcher, ~9 us per call in a profile of the HTTP path).
+   * call before it does the same (makeDispatcher;
+   * docs/decisions/0004-http-upstream-transport-on-undici.md).
    */
   #post(headers: Record<string, string>, body: string, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
     const options: Dispatcher.RequestOptions = { origin: this.#origin, path: this.#path, method: 'POST', headers, body };

@@ -8,6 +8,7 @@
 // flight, which are plain Maps (see support/transient-map.ts for what those cost once a full
 // collection has run). Timeouts share one coarse sweep instead of a timer each. What differs by era
 // (the 2026 envelope, result types, deleted methods) is the dialect's (request-dialect.ts).
+// See docs/decisions/0002-lean-upstream-requests.md.
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { withMetaEntry } from '../protocol/copy-with.js';
 import { TransientMap } from '../support/transient-map.js';

@@ -5,7 +5,7 @@
 // turn of the event loop into one write (50 calls in flight are then a handful); and it checks every
 // incoming message against a zod schema, where this one takes any JSON object and leaves meaning
 // to whoever reads it (the gateway relays upstream answers as they are, from the text they came in
-// where it can: result-text.ts).
+// where it can: result-text.ts). See docs/decisions/0003-own-stdio-transport.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';

@@ -1,13 +1,13 @@
 // A gateway that has had a full garbage collection, as every gateway that has run a while has,
-// keeps its young collections cheap: they promote about as little as a fresh process's do. Before the
-// maps of requests in flight were TransientMaps, the first full collection made every request's
-// objects survive and get promoted from then on, 2-4 KB per call, for the rest of the process's life
-// (bench/README.md, "GC regimes"; src/support/transient-map.ts). This holds the gateway, as it ships
-// (dist/, --single-threaded-gc), to that, on either era's path from client to upstream: a new plain
-// Map of requests in flight fails it, and so did the client SDK's protocol layer on the path to a
-// 2026-07-28 upstream (lean-requests.ts). Also as the bench runs it, with sessions in Redis and an
-// audit line per call (3,200 bytes per call with a plain Map of requests in flight there, ~120
-// now).
+// keeps its young collections cheap: they promote about as little as a fresh process's do. Before
+// the maps of requests in flight were TransientMaps, the first full collection made every request's
+// objects survive and get promoted from then on, 2-4 KB per call, for the rest of the process's
+// life (docs/decisions/0008-transient-maps.md; src/support/transient-map.ts). This holds the
+// gateway, as it ships (dist/, --single-threaded-gc), to that, on either era's path from client to
+// upstream: a new plain Map of requests in flight fails it, and so did the client SDK's protocol
+// layer on the path to a 2026-07-28 upstream (lean-requests.ts). Also as the bench runs it, with
+// sessions in Redis and an audit line per call (3,200 bytes per call with a plain Map of requests
+// in flight there, ~120 now).
 //
 // The same runs hold what each call allocates, garbage included, to the hot path's budget: every
 // byte is young-collection work, and where the bench cannot see a few percent of CPU through this

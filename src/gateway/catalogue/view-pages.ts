@@ -2,7 +2,7 @@
 // caller of a view gets the same page objects, whose JSON is joined once from their items' texts,
 // each made once, and kept as bytes (protocol/json-text.ts). A tools/list then costs a lookup, not a
 // serialization of up to a hundred tools, and what it costs no longer grows with the catalogue
-// (bench/README.md: a page of `tools/list`, serialized on every call).
+// (see docs/decisions/0012-json-text-made-once.md).
 import { memoizedJson, presetJson } from '../../protocol/json-text.js';
 import type { JsonObject } from '../../protocol/json.js';
 import { pageAt, pageOffset } from './pagination.js';
@@ -48,8 +48,8 @@ function resultOf(kind: ListKind, entries: readonly { item: JsonObject }[], offs
   const result: JsonObject = nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };
   const tail = nextCursor === undefined ? '}' : `,"nextCursor":${JSON.stringify(nextCursor)}}`;
   // Joined once, on first use, and kept with the page as its UTF-8 bytes (presetJson): joining a
-  // full page on every call was ~9 us of a tools/list's CPU (a profile at 50 in flight) and a
-  // string of the page's size per call. The bytes stay in memory while the view keeps the page
-  // (~34 KB for 100 tools).
+  // full page on every call was a visible share of a tools/list's CPU and a string of the page's
+  // size per call. The bytes stay in memory while the view keeps the page (tens of KB for 100
+  // tools; docs/decisions/0012-json-text-made-once.md).
   return presetJson(result, () => `{"${kind}":[${items.map(memoizedJson).join(',')}]${tail}`);
 }

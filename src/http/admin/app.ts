@@ -1,7 +1,7 @@
 // The admin listener's Hono app: the status page (/status) and the admin API (/api/...), with the
 // same facts, plus the actions (restart an upstream, reload the config, drain). Served on its own
 // listener (config `admin`), loopback by default; with `auth`, every request needs a token with
-// the admin scope. Actions and refusals are audited. Shapes: README, "Status page and admin API".
+// the admin scope. Actions and refusals are audited. Routes: docs/reference/http-endpoints.md.
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { reloadConfig, restartUpstream } from '../../admin/actions.js';

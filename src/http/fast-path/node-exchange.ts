@@ -6,7 +6,7 @@
 // Written straight to node:http because that is where the time went: through Hono and
 // @hono/node-server, each call paid for a web Request and Response, a middleware chain of
 // promises and a Context, and headers copied between web and Node forms, a third of the
-// gateway's CPU per call (bench/README.md: Hono and `@hono/node-server` on the hot path).
+// gateway's CPU per call (docs/decisions/0001-node-http-fast-path.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../auth/principal.js';
 import type { Cancellation } from '../../protocol/cancellation.js';

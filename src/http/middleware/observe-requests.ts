@@ -5,8 +5,7 @@
 //
 // The request id reaches the other lines about a request (audit, failures) explicitly, through the
 // gateway's Caller, not through AsyncLocalStorage: on Node 20 that turns on a promise hook for
-// every promise in the process, which cost ~10% of the gateway's CPU per call (measured with the
-// bench's profile).
+// every promise in the process (docs/decisions/0015-request-ids-without-async-local-storage.md).
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../../observe/logger.js';
 import { OTHER } from '../../observe/metrics.js';
@@ -92,8 +91,8 @@ export class RequestRecorder {
    * info for what an operator reads the access log for: refusals and errors, streams, DELETEs, the
    * well-known metadata. debug for what says nothing new: probes and scrapes, and a POST answered
    * 2xx with plain JSON, whose call has its audit line (a new session its "session initialized"
-   * line) and is counted in the metrics. Two info lines per tool call cost ~15% of the gateway's
-   * CPU per call (`npm run bench -- --log-level warn` against the default).
+   * line) and is counted in the metrics. A second info line per tool call costs CPU on every call
+   * (docs/decisions/0006-preformatted-audit-lines.md).
    */
   #accessLevel(route: string, method: string, status: number, streamed: boolean): 'info' | 'debug' {
     if (route === WELL_KNOWN_ROUTE) return 'info';

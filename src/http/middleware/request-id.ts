@@ -16,10 +16,10 @@ export function requestIdFrom(incoming: string | undefined): string {
 
 // A fresh id is a random (version 4) UUID, written out as one flat string. Node's randomUUID()
 // joins 20 pieces into its text, a tree of strings that each later reader (the X-Request-Id header,
-// the access and audit lines) walks again to copy or check it: ~2 us per request in a profile of
-// the loaded gateway. Random bytes are drawn 1,024 ids at a time (16 KB): a draw costs ~3.5 us
-// however few bytes it makes, and at randomUUID's 128 ids a draw that was 0.5 us per call in the
-// same profile.
+// the access and audit lines) walks again to copy or check it. Random bytes are drawn 1,024 ids at
+// a time (16 KB): a draw costs the same however few bytes it makes, and at randomUUID's 128 ids it
+// still showed in a profile of the loaded gateway. See
+// docs/decisions/0015-request-ids-without-async-local-storage.md.
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 const random = Buffer.alloc(16 * 1024);
 let used = random.length;

@@ -1,8 +1,8 @@
 // What the rest of the gateway sees of tracing: spans started under an explicit parent and ended
 // with an outcome. No ambient context: a request's span is handed down the way its request id is
-// (Caller.parentSpan), since AsyncLocalStorage on Node 20 hooks every promise in the process and
-// cost ~10% of the gateway's CPU per call (issue 10). Tracing off is `undefined` wherever a
-// Tracing or a span would be: one check per layer, nothing allocated.
+// (Caller.parentSpan), since AsyncLocalStorage on Node 20 hooks every promise in the process
+// (docs/decisions/0015-request-ids-without-async-local-storage.md). Tracing off is `undefined`
+// wherever a Tracing or a span would be: one check per layer, nothing allocated.
 export type SpanKindName = 'server' | 'client';
 
 /** Attribute values; an undefined one is left out. */
