@@ -135,7 +135,7 @@ describe('switchboard lock', () => {
     await writeFile(file, `mcpServers:\n  Search API:\n    url: http://127.0.0.1:${port}/mcp\n`);
     const result = await switchboard(['lock', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^switchboard lock: upstream "Search API" is unavailable: could not connect: /);
+    expect(result.stderr).toMatch(new RegExp(`^switchboard lock: upstream "Search API" is unavailable: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\n`));
     expect(result.stderr).toContain(`switchboard lock: ${join(dir, 'unreachable.lock.yaml')} was not written`);
     await expect(stat(join(dir, 'unreachable.lock.yaml'))).rejects.toThrow(/ENOENT/);
     expect(await switchboard(['lock', '--check', file, '--lock', lockFile])).toMatchObject({ code: 2, stderr: expect.stringContaining('"Search API"') });
