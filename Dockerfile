@@ -50,9 +50,11 @@ RUN apt-get update \
 
 # HOST: listen on all interfaces (the gateway's own default is loopback). SWITCHBOARD_CONFIG: the
 # config file, which Kubernetes replaces by mounting a ConfigMap on /etc/switchboard. npm's cache
-# goes to /tmp, for upstreams started with npx on a read-only root filesystem.
+# goes to /tmp, for upstreams started with npx on a read-only root filesystem. LOG_FORMAT: JSON lines
+# even under `docker run -t`, whose terminal would otherwise get readable ones.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
+    LOG_FORMAT=json \
     SWITCHBOARD_CONFIG=/etc/switchboard/switchboard.yaml \
     NPM_CONFIG_CACHE=/tmp/.npm \
     NPM_CONFIG_UPDATE_NOTIFIER=false

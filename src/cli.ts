@@ -7,6 +7,7 @@ import { serveUntilSignalled } from './cli/serve.js';
 import { summariseConfig } from './cli/summary.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { chooseLogFormat, type LogFormat } from './observe/log-format.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { loadPins } from './pinning/load.js';
 import { GATEWAY_VERSION } from './version.js';
@@ -73,8 +74,15 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 }
 
 function createLoggerOrReport(): Logger | undefined {
+  let format: LogFormat;
   try {
-    return createLogger();
+    format = chooseLogFormat(process.env.LOG_FORMAT, process.stdout.isTTY === true);
+  } catch (error) {
+    process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  }
+  try {
+    return createLogger({ format });
   } catch (error) {
     // pino rejects an unknown LOG_LEVEL by throwing; say which setting it was.
     process.stderr.write(`switchboard: LOG_LEVEL: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -30,7 +30,8 @@ Options:
 Environment:
   PORT, HOST          override server.port and server.host
   REDIS_URL           sets sessions.redisUrl (and so the Redis session store)
-  LOG_LEVEL           pino log level (default info); logs are JSON lines on stdout
+  LOG_LEVEL           pino log level (default info)
+  LOG_FORMAT          json or pretty; by default readable lines on a terminal, JSON lines otherwise
   SWITCHBOARD_CONFIG  the config file when --config is not given`;
 
 export type Command =

@@ -103,16 +103,19 @@ export function compareLocks(pinned: LockFile | undefined, current: LockFile): S
   const comparisons = [...current.servers.keys()].sort().map((server) => compareServer(server, pinned?.servers.get(server), current.servers.get(server)!));
   const gone = [...(pinned?.servers.keys() ?? [])].filter((server) => !current.servers.has(server)).sort();
   // A server the config no longer has (or has disabled): its pins would go at the next `lock`.
-  for (const server of gone) comparisons.push(compareServer(server, pinned!.servers.get(server), new Map()));
+  for (const server of gone) comparisons.push(compareServer(server, pinned!.servers.get(server), undefined));
   return comparisons;
 }
 
 function summary(comparisons: readonly ServerComparison[]): string {
   const sum = (pick: (comparison: ServerComparison) => number) => comparisons.reduce((total, comparison) => total + pick(comparison), 0);
+  // The tools of a server the config dropped were not dropped by its upstream: counted apart.
+  const dropped = comparisons.filter((comparison) => !comparison.inConfig).length;
   const parts = [
     `${sum((c) => c.changed.length)} changed`,
     `${sum((c) => c.added.length)} not in the lock file`,
-    `${sum((c) => c.removed.length)} no longer listed`,
+    `${sum((c) => (c.inConfig ? c.removed.length : 0))} no longer listed`,
+    ...(dropped > 0 ? [`${dropped} server${dropped === 1 ? '' : 's'} removed or disabled in the config`] : []),
   ];
   return `${comparisons.filter((comparison) => !isClean(comparison)).length} of ${comparisons.length} servers differ: ${parts.join(', ')}`;
 }

@@ -409,7 +409,7 @@ export class Gateway {
       pageSize: this.#pageSize,
       subscriptions: this.#subscriptions,
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
-      forward: (server, method, params) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params),
+      forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');

@@ -1,7 +1,8 @@
-// JSON lines on stdout (pino). Secrets never reach a log line: redact.ts censors credentials
+// JSON lines on stdout (pino), or readable lines for a person at a terminal (log-format.ts). Secrets never reach a log line: redact.ts censors credentials
 // wherever they appear, and callers log ids and names, never arguments or tokens. The lines about
 // one HTTP request (access, audit, a failure) carry its request id, passed to them explicitly.
 import { pino, type Logger } from 'pino';
+import { prettyLines, type LogFormat } from './log-format.js';
 import { redactSecrets } from './redact.js';
 
 export type { Logger };
@@ -10,6 +11,8 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; stdout by default. Tests pass a stream to read what was logged. */
   destination?: NodeJS.WritableStream;
+  /** JSON lines (the default), or readable ones written to `destination` (stdout by default). */
+  format?: LogFormat;
 }
 
 /**
@@ -129,7 +132,7 @@ export function preformattedLines(logger: Logger): PreformattedLines {
   };
 }
 
-export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination }: LoggerOptions = {}): Logger {
+export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination, format = 'json' }: LoggerOptions = {}): Logger {
   const logger = pino(
     {
       level,
@@ -142,7 +145,7 @@ export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destinat
         log: redactSecrets,
       },
     },
-    destination ?? bufferedStdout(),
+    format === 'pretty' ? prettyLines(destination) : (destination ?? bufferedStdout()),
   );
   // pino writes a child's bindings without the log formatter, so they are censored on the way in.
   // Children are created from their parent's prototype, so theirs inherit this one.

@@ -198,8 +198,10 @@ function shortDigest(digest: string): string {
 
 /** Everything that differs for one server, or nothing when it matches its pins. */
 export function renderServerComparison(comparison: ServerComparison): string[] {
-  const { server, inLock, changed, added, removed } = comparison;
+  const { server, inLock, inConfig, changed, added, removed } = comparison;
   if (inLock && changed.length + added.length + removed.length === 0) return [];
+  // Not the upstream's doing: the pins go with the next `switchboard lock`, and there is no tool to review.
+  if (!inConfig) return [`server ${showHidden(JSON.stringify(server))}: removed or disabled in the config (${tools(removed.length)} pinned)`];
   const counts = [
     changed.length > 0 ? `${changed.length} changed` : '',
     added.length > 0 ? `${added.length} not in the lock file` : '',
@@ -207,11 +209,15 @@ export function renderServerComparison(comparison: ServerComparison): string[] {
   ].filter((part) => part !== '');
   const heading = inLock
     ? `server ${showHidden(JSON.stringify(server))}: ${counts.join(', ')}`
-    : `server ${showHidden(JSON.stringify(server))}: not in the lock file${added.length > 0 ? ` (${added.length} tool${added.length === 1 ? '' : 's'})` : ''}`;
+    : `server ${showHidden(JSON.stringify(server))}: not in the lock file${added.length > 0 ? ` (${tools(added.length)})` : ''}`;
   return [
     heading,
     ...changed.flatMap(({ name, pin, live }) => renderChangedTool(name, pin, live, '  ')),
     ...added.flatMap((live) => renderAddedTool(live, '  ')),
     ...removed.flatMap((pin) => renderRemovedTool(pin, '  ')),
   ];
+}
+
+function tools(count: number): string {
+  return `${count} tool${count === 1 ? '' : 's'}`;
 }

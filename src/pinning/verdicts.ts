@@ -50,6 +50,8 @@ export interface ServerComparison {
   readonly server: string;
   /** Whether the lock file has an entry for the server at all. */
   readonly inLock: boolean;
+  /** False for a pinned server the config no longer has, or has disabled: its pins are all `removed`. */
+  readonly inConfig: boolean;
   readonly changed: readonly ChangedTool[];
   /** Listed, with no pin. */
   readonly added: readonly Pin[];
@@ -59,7 +61,10 @@ export interface ServerComparison {
   readonly unchanged: number;
 }
 
-export function compareServer(server: string, pinned: ServerPins | undefined, live: ServerPins): ServerComparison {
+/** `live` undefined: the config no longer has the server (or has disabled it), so nothing of it is listed. */
+export function compareServer(server: string, pinned: ServerPins | undefined, live: ServerPins | undefined): ServerComparison {
+  const inConfig = live !== undefined;
+  live ??= new Map();
   const changed: ChangedTool[] = [];
   const added: Pin[] = [];
   let unchanged = 0;
@@ -74,7 +79,7 @@ export function compareServer(server: string, pinned: ServerPins | undefined, li
     .sort()
     .filter((name) => !live.has(name))
     .map((name) => pinned!.get(name)!);
-  return { server, inLock: pinned !== undefined, changed, added, removed, unchanged };
+  return { server, inLock: pinned !== undefined, inConfig, changed, added, removed, unchanged };
 }
 
 export function isClean(comparison: ServerComparison): boolean {

@@ -163,7 +163,7 @@ async function connectStreamable(
     const headers = callerHeaders ? { ...config.headers, ...callerHeaders() } : config.headers;
     prior = await probeHttpEra({ url: new URL(config.url), headers }, GATEWAY_CLIENT_CAPABILITIES, connectTimeoutOf(config));
   } catch (error) {
-    throw new UpstreamUnavailableError(options.name, describeConnectError(error));
+    throw new UpstreamUnavailableError(options.name, describeConnectError(error, config.url));
   }
   if (prior !== undefined) return connectWith(options, 'streamable-http', lean({ modern: prior.kind === 'modern' }), prior, challenges);
   return connectWith(options, 'streamable-http', () => streamableTransport(config, callerHeaders, challenges), prior, challenges, lean({ modern: true }));
@@ -287,7 +287,7 @@ async function connectWith(
     await client.close().catch(() => {});
     const refused = challenges?.since(connectMark);
     if (refused) throw refused;
-    throw error instanceof UpstreamUnavailableError ? error : new UpstreamUnavailableError(name, describeConnectError(error));
+    throw error instanceof UpstreamUnavailableError ? error : new UpstreamUnavailableError(name, describeConnectError(error, isStdioUpstream(config) ? undefined : config.url));
   }
 
   return {

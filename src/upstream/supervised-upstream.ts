@@ -252,7 +252,9 @@ export class SupervisedUpstream implements Upstream {
       this.#setState('ready');
     } catch (error) {
       if (this.#state === 'stopped' || generation !== this.#generation) return;
-      this.#lastError = error instanceof Error ? error.message : String(error);
+      // The reason alone: every reader of it (the log line, /readyz, the status page, the error
+      // unavailability() makes of it) names the server already.
+      this.#lastError = error instanceof UpstreamUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
       this.#refusal = error instanceof UpstreamAuthChallengeError ? error : undefined;
       this.#scheduleRetry();
     } finally {

@@ -71,6 +71,10 @@ describe('the Dockerfile', () => {
     expect(scripts.start).toBe(['node', ...SHIPPED_NODE_FLAGS, 'dist/cli.js'].join(' '));
   });
 
+  it('logs JSON lines even when the container is given a terminal', () => {
+    expect(runtimeEnv().get('LOG_FORMAT')).toBe('json');
+  });
+
   it('keeps npm writes under /tmp, so upstreams started with npx work on a read-only root filesystem', () => {
     expect(runtimeEnv().get('NPM_CONFIG_CACHE')).toMatch(/^\/tmp\//);
   });

@@ -127,7 +127,8 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
       expect(await cell(page, 'tr[data-upstream="everything"]', 'era').textContent()).toContain('2025');
       expect(Number(await cell(page, 'tr[data-upstream="everything"]', 'tools').textContent())).toBeGreaterThan(5);
       expect(await cell(page, 'tr[data-upstream="down"]', 'state').textContent()).toMatch(/^(failed|connecting)$/);
-      expect(await cell(page, 'tr[data-upstream="down"]', 'last-error').textContent()).toContain('down');
+      // The row names the server; its last error names where it could not connect, and why.
+      expect(await cell(page, 'tr[data-upstream="down"]', 'last-error').textContent()).toMatch(/^could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
       const pinning = await cell(page, 'tr[data-upstream="shifting"]', 'pinning').textContent();
       expect(pinning).toContain('mismatch');
       expect(pinning).toContain('echo');

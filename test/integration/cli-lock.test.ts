@@ -114,13 +114,28 @@ describe('switchboard lock', () => {
     expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining(`wrote ${join(dir, 'elsewhere.yaml')}`) });
   }, 60_000);
 
+  it('says a pinned server was removed or disabled in the config, not that its upstream stopped listing it', async () => {
+    const remoteOnly = join(dir, 'remote-only.yaml');
+    const disabled = join(dir, 'local-disabled.yaml');
+    const stdio = stdioFixture('shifting-server');
+    await writeFile(remoteOnly, JSON.stringify({ mcpServers: { remote: { url: http.url } } }));
+    await writeFile(disabled, JSON.stringify({ mcpServers: { 'Shifting Local': { ...stdio, enabled: false }, remote: { url: http.url } } }));
+    for (const file of [remoteOnly, disabled]) {
+      const result = await switchboard(['lock', '--check', file, '--lock', lockFile]);
+      expect(result).toMatchObject({ code: 1, stderr: '' });
+      expect(result.stdout).toContain('\nserver "Shifting Local": removed or disabled in the config (4 tools pinned)\n');
+      expect(result.stdout).not.toContain('no longer listed by the upstream');
+      expect(result.stdout).toContain('1 of 2 servers differ: 0 changed, 0 not in the lock file, 0 no longer listed, 1 server removed or disabled in the config.');
+    }
+  }, 60_000);
+
   it('exits 2 naming an upstream that cannot be reached, and writes nothing', async () => {
     const port = await freePort();
     const file = join(dir, 'unreachable.yaml');
     await writeFile(file, `mcpServers:\n  Search API:\n    url: http://127.0.0.1:${port}/mcp\n`);
     const result = await switchboard(['lock', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^switchboard lock: upstream "Search API" is unavailable: could not connect: /);
+    expect(result.stderr).toMatch(new RegExp(`^switchboard lock: upstream "Search API" is unavailable: could not connect to http://127\\.0\\.0\\.1:${port}/mcp: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\n`));
     expect(result.stderr).toContain(`switchboard lock: ${join(dir, 'unreachable.lock.yaml')} was not written`);
     await expect(stat(join(dir, 'unreachable.lock.yaml'))).rejects.toThrow(/ENOENT/);
     expect(await switchboard(['lock', '--check', file, '--lock', lockFile])).toMatchObject({ code: 2, stderr: expect.stringContaining('"Search API"') });

@@ -158,6 +158,41 @@ describe('switchboard command line', () => {
     }
   });
 
+  it('writes readable log lines with LOG_FORMAT=pretty, even to a pipe', async () => {
+    const file = join(dir, 'no-servers-pretty.yaml');
+    await writeFile(file, 'mcpServers: {}\nadmin: { port: 0 }\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--config', file, '--port', '0'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SWITCHBOARD_CONFIG: '', PORT: '', HOST: '', REDIS_URL: '', LOG_FORMAT: 'pretty', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    let stdout = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString('utf8');
+          if (stdout.includes('switchboard listening')) resolve();
+        });
+        void exited.then(() => reject(new Error(`exited before listening: ${stdout}`)));
+      });
+      expect(stdout).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: switchboard listening \{.*"url":"http:\/\/127\.0\.0\.1:\d+\/mcp"/m);
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('a LOG_FORMAT that is neither json nor pretty stops startup, naming the setting', async () => {
+    const file = join(dir, 'no-servers-bad-format.yaml');
+    await writeFile(file, 'mcpServers: {}\nadmin: { port: 0 }\n');
+    const result = await switchboard(['--config', file, '--port', '0'], { LOG_FORMAT: 'text' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('switchboard: LOG_FORMAT must be json or pretty, not "text"\n');
+  });
+
   it('--help prints the usage and exits 0', async () => {
     const result = await switchboard(['--help']);
     expect(result.code).toBe(0);

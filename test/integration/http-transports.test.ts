@@ -1,8 +1,11 @@
 // HTTP upstreams: `transport: auto` tries Streamable HTTP and falls back to the legacy HTTP+SSE
-// transport for a server that predates it; `transport: sse` goes there directly.
+// transport for a server that predates it; `transport: sse` goes there directly. One that cannot be
+// reached is named with its URL and the socket's error, once, wherever the gateway reports it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connect, type TestClient } from '../support/mcp-clients.js';
+import { openSession, rawPost } from '../support/raw-http.js';
 import { startEverythingSse, type HttpUpstream } from '../support/upstreams.js';
 
 describe('an upstream that speaks only the legacy HTTP+SSE transport', () => {
@@ -35,5 +38,45 @@ describe('an upstream that speaks only the legacy HTTP+SSE transport', () => {
     const ready = (await (await fetch(gateway.url.replace(/\/mcp$/, '/readyz'))).json()) as { upstreams: Record<string, { transport?: string }> };
     expect(ready.upstreams.detected?.transport).toBe('sse');
     expect(ready.upstreams.declared?.transport).toBe('sse');
+  });
+});
+
+describe('an HTTP upstream on a closed port', () => {
+  let gateway: TestGateway;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    gateway = await startGateway({
+      mcpServers: {
+        // Secrets where a careless config puts them: the URL's query and its user info.
+        search: { url: `http://127.0.0.1:${port}/mcp?api_key=query-secret` },
+        archive: { url: `http://someone:userinfo-secret@127.0.0.1:${port}/archive/mcp` },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => gateway?.close());
+
+  it('is named with its URL and the socket error once, in the answer, the log, /readyz and the status, and no secret of its URL', async () => {
+    const reason = `could not connect to http://127.0.0.1:${port}/mcp: connect ECONNREFUSED 127.0.0.1:${port}`;
+    const failed = () => gateway.logs.filter((line) => line.msg === 'upstream unavailable' && line.server === 'search');
+    await expect.poll(() => failed().length, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(failed()[0]).toMatchObject({ error: reason });
+
+    const { sessionId } = await openSession(gateway.url);
+    const answer = await rawPost(gateway.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search__find', arguments: {} } }, { sessionId });
+    expect(answer.body).toMatchObject({ error: { message: `upstream "search" is unavailable: ${reason}`, data: { server: 'search' } } });
+
+    const readyz = (await (await fetch(gateway.url.replace(/\/mcp$/, '/readyz'))).json()) as { upstreams: Record<string, { lastError?: string }> };
+    expect(readyz.upstreams.search?.lastError).toBe(reason);
+    const status = (await (await fetch(new URL('/api/status', gateway.adminUrl))).json()) as { upstreams: { name: string; lastError: string | null }[] };
+    expect(status.upstreams.find((upstream) => upstream.name === 'search')?.lastError).toBe(reason);
+
+    // The one whose URL has user info names it without; whatever its error says, no secret is in it.
+    expect(readyz.upstreams.archive?.lastError).toMatch(new RegExp(`^could not connect to http://127\\.0\\.0\\.1:${port}/archive/mcp: `));
+    const everything = JSON.stringify([answer.body, readyz, status, gateway.logs]);
+    expect(everything).not.toContain('query-secret');
+    expect(everything).not.toContain('userinfo-secret');
   });
 });

@@ -74,8 +74,9 @@ describe('per-server rate limits on two replicas sharing Redis', () => {
       server: { publicUrl: PUBLIC_URL },
       sessions: { store: 'redis', redisUrl: redisUrl() },
       auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
-      mcpServers: { 'Git Hub': stdioFixture('interactive-server'), free: stdioFixture('interactive-server') },
-      limits: { servers: { 'Git Hub': { requestsPerMinute: 4, tools: { progress: { requestsPerMinute: 1 } } } } },
+      // `slow` is renamed: clients call it `take_time`, limits.servers names it by the upstream's own name.
+      mcpServers: { 'Git Hub': { ...stdioFixture('interactive-server'), tools: { slow: { name: 'take_time' } } }, free: stdioFixture('interactive-server') },
+      limits: { servers: { 'Git Hub': { requestsPerMinute: 4, tools: { progress: { requestsPerMinute: 1 }, slow: { requestsPerMinute: 1 } } } } },
     };
     [first, second] = await Promise.all([startGateway(config), startGateway(config)]);
     // A session's requests may reach a replica that did not initialize it: both must have their
@@ -136,16 +137,32 @@ describe('per-server rate limits on two replicas sharing Redis', () => {
     expect(await call(viaSecond, 'free__roots_changes')).toMatch(/^\d+$/);
   });
 
-  it('refuses a tool over its own limit, naming it, while the server\'s other tools go on', async () => {
+  it('refuses a tool over its own limit, naming it as the client called it, while the server\'s other tools go on', async () => {
     const dave = await principal('dave');
     const client = await sessionClient(first.url, { headers: dave.headers, fetch: roundRobinFetch(replicas) });
     expect(await call(client, 'git-hub__progress', { steps: 1 })).toBe('1 steps done');
-    await expect(client.callTool({ name: 'git-hub__progress', arguments: { steps: 1 } })).rejects.toMatchObject(
-      refusal('Git Hub', 'tool-rate-limit', /Rate limit of tool "progress" of server "Git Hub" reached \(1 call a minute per principal\): retry in \d+ s/),
+    const refused = client.callTool({ name: 'git-hub__progress', arguments: { steps: 1 } });
+    await expect(refused).rejects.toMatchObject(
+      refusal('Git Hub', 'tool-rate-limit', /Rate limit of tool "git-hub__progress" of server "Git Hub" reached \(1 call a minute per principal\): retry in \d+ s/),
     );
+    await expect(refused).rejects.toMatchObject({ data: expect.objectContaining({ tool: 'git-hub__progress' }) });
     expect(await call(client, 'git-hub__roots_changes')).toMatch(/^\d+$/);
     const denied = replicas().flatMap((replica) => auditLines(replica, dave.sub).filter((line) => line.outcome === 'denied'));
     expect(denied).toEqual([expect.objectContaining({ server: 'Git Hub', name: 'progress', reason: 'tool-rate-limit' })]);
+  });
+
+  it('names a renamed tool by its new name when its limit refuses it, in both eras', async () => {
+    const erin = await principal('erin');
+    const client = await sessionClient(first.url, { headers: erin.headers });
+    expect(await call(client, 'take_time', { ms: 0, tag: 'first' })).toBe('slept 0 ms');
+    await expect(client.callTool({ name: 'take_time', arguments: { ms: 0, tag: 'second' } })).rejects.toMatchObject({
+      ...refusal('Git Hub', 'tool-rate-limit', /^(MCP error -32003: )?Rate limit of tool "take_time" of server "Git Hub" reached/),
+      data: expect.objectContaining({ tool: 'take_time' }),
+    });
+    const modern = await modernClient(second.url, erin.headers);
+    await expect(modern.callTool({ name: 'take_time', arguments: { ms: 0, tag: 'third' } })).rejects.toMatchObject(
+      modernRefusal('Git Hub', 'tool-rate-limit', /Rate limit of tool "take_time" of server "Git Hub" reached/),
+    );
   });
 });
 

@@ -108,4 +108,8 @@ describe('a server against its pins', () => {
     expect(renderServerComparison(compareServer('docs', undefined, pinsOf([SEARCH])))[0]).toBe('server "docs": not in the lock file (1 tool)');
     expect(renderServerComparison(compareServer('docs', undefined, new Map()))).toEqual(['server "docs": not in the lock file']);
   });
+
+  it('says a pinned server the config no longer lists was removed or disabled there, not by its upstream', () => {
+    expect(renderServerComparison(compareServer('docs', pinsOf([SEARCH, { name: 'old' }]), undefined))).toEqual(['server "docs": removed or disabled in the config (2 tools pinned)']);
+  });
 });

@@ -51,14 +51,14 @@ type ShapeParams = (modernUpstream: boolean, span: TraceSpan | undefined) => Jso
 export class UpstreamForwarding {
   constructor(private readonly options: ForwardingOptions) {}
 
-  async forward(request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<JsonObject> {
+  async forward(request: ForwardingRequest, server: string, method: string, params: JsonObject, calledAs?: string): Promise<JsonObject> {
     const { caller, inFlight, retry, trace } = request;
     trace.server ??= server;
     // One map lookup for a server without limits (no await, no allocation); a limited one is
     // admitted or refused here, and holds its slot, if it has a cap, until the call is done
     // however it ends.
     const limit = this.options.limits?.of(server);
-    const release = limit && (await this.#admit(limit, request, server, method, params));
+    const release = limit && (await this.#admit(limit, request, server, method, params, calledAs));
     try {
       // One lookup decides both where the request goes and what it presents there (the audit line's credentialMode).
       const isolatedServer = this.options.isolated?.find(server);
@@ -82,11 +82,12 @@ export class UpstreamForwarding {
     }
   }
 
-  async #admit(limit: ServerLimit, request: ForwardingRequest, server: string, method: string, params: JsonObject): Promise<Release | undefined> {
+  async #admit(limit: ServerLimit, request: ForwardingRequest, server: string, method: string, params: JsonObject, calledAs: string | undefined): Promise<Release | undefined> {
     try {
       return await limit.admit({
         method,
         params,
+        calledAs,
         principal: request.caller.principal,
         cancellation: request.inFlight,
         continuesCall: request.retry?.server === server,

@@ -60,6 +60,8 @@ export class ServerLimitError extends RpcError {
 export interface LimitedRequest {
   readonly method: string;
   readonly params: JsonObject;
+  /** The tool's name as the client called it (prefixed, or renamed): what a refusal names. */
+  readonly calledAs?: string | undefined;
   readonly principal: Principal | undefined;
   /** Fires when the client gives up: a call waiting for a slot leaves the line. */
   readonly cancellation: Cancellation;
@@ -68,6 +70,7 @@ export interface LimitedRequest {
 }
 
 interface LimitQuota extends Quota {
+  /** The name the refusal gives the tool: the one the client called. */
   readonly tool?: string;
 }
 
@@ -113,14 +116,15 @@ export class ServerLimit {
     }
   }
 
-  #quotas({ method, params, principal }: LimitedRequest): LimitQuota[] {
+  #quotas({ method, params, calledAs, principal }: LimitedRequest): LimitQuota[] {
     // Without auth there is no principal: unauthenticated callers share one count per server.
     const who = principal === undefined ? 'anonymous' : `sub:${principal.sub}`;
     const quotas: LimitQuota[] = [];
     if (this.#requestsPerMinute !== undefined) quotas.push({ key: `${this.#key}${who}`, limit: this.#requestsPerMinute });
     const tool = method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
     const toolLimit = tool === undefined ? undefined : this.#tools.get(tool);
-    if (tool !== undefined && toolLimit !== undefined) quotas.push({ key: `${this.#key}${who}\u0000${tool}`, limit: toolLimit, tool });
+    // Counted and configured by the upstream's own name; the client knows the tool by its exposed one.
+    if (tool !== undefined && toolLimit !== undefined) quotas.push({ key: `${this.#key}${who}\u0000${tool}`, limit: toolLimit, tool: calledAs ?? tool });
     return quotas;
   }
 

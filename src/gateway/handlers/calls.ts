@@ -10,7 +10,7 @@ export const callTool: MethodHandler = async (params, context) => {
   const tool = routeTool(context.view, context.routing, params.name);
   context.trace.server = tool.server;
   context.trace.name = tool.name;
-  const result = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name });
+  const result = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name }, params.name);
   return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
 };
 

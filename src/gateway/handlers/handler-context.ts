@@ -34,8 +34,11 @@ export interface HandlerContext {
   readonly subscriptions: SubscriptionCounter;
   /** Tells the other replicas this session no longer subscribes to (server, uri). */
   releaseElsewhere(server: string, uri: string): Promise<void>;
-  /** Sends a request to one upstream on behalf of this client request. */
-  forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
+  /**
+   * Sends a request to one upstream on behalf of this client request. `calledAs`: the name the
+   * client called the tool by, when it is not the upstream's own (a refusal names it).
+   */
+  forward(server: string, method: string, params: JsonObject, calledAs?: string): Promise<JsonObject>;
   /** The gateway as one server: merged capabilities and instructions (server/discover). */
   describe(): { capabilities: JsonObject; instructions: string | undefined };
   /** Changes the caller's session; a caller without one gets method-not-found. */
