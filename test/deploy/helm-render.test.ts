@@ -344,17 +344,38 @@ describe('the Helm chart, rendered by helm', () => {
     expect(full.stdout).not.toContain('Warning: config.auth is not set');
   });
 
-  it("makes, with default values, the objects of deploy/base (the chart's defaults written out)", () => {
-    const { objects } = cases[0]!;
+  it("makes, with default values, the objects of deploy/base (the chart's defaults written out, the admin listener on loopback there)", () => {
+    const objects = withAdminOnLoopback(cases[0]!.objects);
     const base = readKustomization(join(DEPLOY_DIR, 'base')).resourceFiles.flatMap((file) => readYamlDocuments(file) as PlainObject[]);
     expect(base.map(describeObject).sort()).toEqual(objects.filter((object) => object.kind !== 'ConfigMap').map(describeObject).sort());
     for (const object of base) {
       expect(withoutHelmMarks(find(objects, String(object.kind), String(valueAt(object, 'metadata.name')))), describeObject(object)).toEqual(object);
     }
     // The base's ConfigMap comes from switchboard.yaml through kustomize's configMapGenerator.
-    expect(readYaml(join(DEPLOY_DIR, 'base', 'switchboard.yaml'))).toEqual(gatewayConfig(objects, RELEASE));
+    const config = gatewayConfig(objects, RELEASE);
+    expect(readYaml(join(DEPLOY_DIR, 'base', 'switchboard.yaml'))).toEqual({ ...config, admin: { ...(config.admin as object), host: '127.0.0.1' } });
   });
 });
+
+/**
+ * The chart's objects as deploy/base has them: the one difference is the admin listener, which the
+ * base binds to the pod's loopback address (reached with kubectl port-forward), so it has no admin
+ * Service and no admin port on its container (and `admin.host: 127.0.0.1` in its config); the chart
+ * binds 0.0.0.0 behind its admin Service.
+ */
+function withAdminOnLoopback(objects: readonly PlainObject[]): PlainObject[] {
+  return objects
+    .filter((object) => !(object.kind === 'Service' && valueAt(object, 'metadata.name') === `${RELEASE}-admin`))
+    .map((object) => {
+      const copy = structuredClone(object);
+      if (copy.kind === 'Deployment') {
+        for (const container of valueAt(copy, 'spec.template.spec.containers') as PlainObject[]) {
+          container.ports = (container.ports as PlainObject[]).filter((port) => port.name !== 'admin');
+        }
+      }
+      return copy;
+    });
+}
 
 /** An object without what only Helm adds: its chart and manager labels and the config checksum. */
 function withoutHelmMarks(object: PlainObject): PlainObject {

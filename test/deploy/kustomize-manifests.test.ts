@@ -1,14 +1,17 @@
 // The plain Kubernetes manifests under deploy/: every file a kustomization names exists, every
 // resource is valid against the Kubernetes schemas (kubernetes-models, offline), and the base
-// is the Helm chart's defaults written out.
+// is the Helm chart's defaults written out, but for the admin listener, which the base keeps on the
+// pod's loopback address (nothing in the namespace can reach it; kubectl port-forward can).
 import { skipWithout } from '../support/required-tools.js';
 import { kubectlBinary } from './support/helm-binary.js';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load.js';
+import { isLoopbackHost } from '../../src/http/origin-patterns.js';
 import { valueAt } from './support/helm-values.js';
 import { describeObject, kubernetesSchemaProblems } from './support/kubernetes-schemas.js';
 import { readKustomization, type Kustomization } from './support/kustomize.js';
@@ -95,12 +98,30 @@ describe('the manifests under deploy/', () => {
     }
   });
 
-  it('configure the gateway in the base exactly as the chart does by default', () => {
+  it('configure the gateway in the base as the chart does by default, the admin listener on loopback', () => {
     const baseConfig = readYaml(join(DEPLOY_DIR, 'base', 'switchboard.yaml'));
     const values = chartDefaults();
-    // The chart's ConfigMap is `config` with the admin listener's place from `admin` (configmap.yaml).
-    const admin = { ...(valueAt(values, 'config.admin') as object | undefined), enabled: valueAt(values, 'admin.enabled'), host: '0.0.0.0', port: valueAt(values, 'admin.port') };
+    // The chart's ConfigMap is `config` with the admin listener's place from `admin` (configmap.yaml),
+    // there on 0.0.0.0 behind its admin Service; here on loopback.
+    const admin = { ...(valueAt(values, 'config.admin') as object | undefined), enabled: valueAt(values, 'admin.enabled'), host: '127.0.0.1', port: valueAt(values, 'admin.port') };
     expect(baseConfig).toEqual({ ...(values.config as object), admin });
+  });
+
+  it("keep the base's admin listener off the network: on loopback as the gateway reads the config, no port or Service pointing at it, probes and /metrics on the gateway's port", () => {
+    const text = readFileSync(join(DEPLOY_DIR, 'base', 'switchboard.yaml'), 'utf8');
+    const config = parseConfigText(text, 'yaml', {});
+    expect(config.admin).toMatchObject({ enabled: true, onServerPort: false });
+    expect(isLoopbackHost(config.admin.host)).toBe(true);
+    const adminPort = config.admin.port;
+    const container = gatewayContainer(baseObject('Deployment'));
+    const ports = container.ports as PlainObject[];
+    expect(ports.filter((port) => port.containerPort === adminPort || port.name === 'admin')).toEqual([]);
+    const services = resources().filter(({ file, object }) => file.startsWith('deploy/base/') && isPlainObject(object) && object.kind === 'Service');
+    const targets = services.flatMap(({ object }) => (valueAt(object, 'spec.ports') as PlainObject[]).map((port) => port.targetPort ?? port.port));
+    expect(targets).toEqual(['http']);
+    // What stays useful: the kubelet's probes, and Prometheus scraping /metrics through the Service.
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) expect(valueAt(container, `${probe}.httpGet.port`), probe).toBe('http');
+    expect(ports.find((port) => port.name === 'http')?.containerPort).not.toBe(adminPort);
   });
 
   it('give the base Deployment the chart defaults for image, port, probes, security, resources and shutdown', () => {
@@ -112,10 +133,7 @@ describe('the manifests under deploy/', () => {
 
     expect(valueAt(deployment, 'spec.replicas')).toBe(values.replicaCount);
     expect(container.image).toBe(`${String(valueAt(values, 'image.repository'))}:${String(appVersion)}`);
-    expect(container.ports).toEqual([
-      { name: 'http', containerPort: values.containerPort, protocol: 'TCP' },
-      { name: 'admin', containerPort: valueAt(values, 'admin.port'), protocol: 'TCP' },
-    ]);
+    expect(container.ports).toEqual([{ name: 'http', containerPort: values.containerPort, protocol: 'TCP' }]);
     expect(container.env).toEqual(
       expect.arrayContaining([
         { name: 'PORT', value: String(values.containerPort) },
@@ -134,10 +152,6 @@ describe('the manifests under deploy/', () => {
     expect(valueAt(baseObject('Service'), 'spec.ports')).toEqual([
       { name: 'http', port: valueAt(values, 'service.port'), targetPort: 'http', protocol: 'TCP' },
     ]);
-    expect(valueAt(baseObject('Service', 'switchboard-admin'), 'spec')).toMatchObject({
-      type: 'ClusterIP',
-      ports: [{ name: 'admin', port: valueAt(values, 'admin.port'), targetPort: 'admin', protocol: 'TCP' }],
-    });
     expect(valueAt(baseObject('PodDisruptionBudget'), 'spec.maxUnavailable')).toBe(valueAt(values, 'podDisruptionBudget.maxUnavailable'));
   });
 

@@ -1,14 +1,16 @@
 // The Grafana dashboard and the Prometheus alert rules under deploy/monitoring, against a live
 // gateway's /metrics: every query parses as PromQL (Prometheus' own grammar), and every metric and
 // label it selects is one the gateway exports. A real upstream and one tools/call through the
-// gateway first, so the labelled series exist.
+// gateway first, so the labelled series exist; and the calls a client can make to fire an alert
+// without any upstream failing (an unknown tool or method, a call the policy denies), which the
+// error-rate alert must not count.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connectV2 } from '../support/mcp-clients.js';
 import { everythingStdio } from '../support/upstreams.js';
-import { familyOf, parseExposition, type MetricFamily } from './support/exposition.js';
-import { analysePromql, withGrafanaVariablesFilled } from './support/promql.js';
+import { familyOf, parseExposition, seriesOf, type MetricFamily } from './support/exposition.js';
+import { analysePromql, selects, withGrafanaVariablesFilled } from './support/promql.js';
 import { isPlainObject, MONITORING_DIR, readJson, readYaml, type PlainObject } from './support/repo.js';
 
 const DASHBOARD_FILE = join(MONITORING_DIR, 'grafana-dashboard.json');
@@ -105,18 +107,31 @@ describe('the dashboard and the alert rules', () => {
   let gateway: TestGateway;
   let metricsStatus: number;
   let families: Map<string, MetricFamily>;
+  let requestSeries: Record<string, string>[];
 
   beforeAll(async () => {
-    gateway = await startGateway({ mcpServers: { everything: everythingStdio() } });
+    gateway = await startGateway({
+      mcpServers: { everything: everythingStdio() },
+      policy: { default: 'allow', rules: [{ when: {}, deny: ['everything/get-env'] }] },
+    });
     const client = await connectV2(gateway.url);
     try {
       await client.request('tools/call', { name: 'everything__echo', arguments: { message: 'metrics' } });
+      for (const [method, params] of [
+        ['tools/call', { name: 'nowhere__nothing', arguments: {} }],
+        ['no/such-method', {}],
+        ['tools/call', { name: 'everything__get-env', arguments: {} }],
+      ] as const) {
+        await expect(client.request(method, params)).rejects.toThrow();
+      }
     } finally {
       await client.close();
     }
     const response = await fetch(new URL('/metrics', gateway.url));
     metricsStatus = response.status;
-    families = parseExposition(await response.text());
+    const text = await response.text();
+    families = parseExposition(text);
+    requestSeries = seriesOf(text, 'switchboard_rpc_requests_total');
   });
 
   afterAll(async () => {
@@ -190,6 +205,26 @@ describe('the dashboard and the alert rules', () => {
   it('have alert expressions that name only metrics the gateway exports, and labels they carry', () => {
     expect(unknownMetrics(alertQueries(), families)).toEqual([]);
     expect(unknownLabels(alertQueries(), families)).toEqual([]);
+  });
+
+  it("count in the error-rate alert only requests that reached an upstream, never unknown tools or methods (server=\"\") nor denied ones", () => {
+    const rule = alertRules().find((candidate) => candidate.alert === 'SwitchboardHighErrorRate');
+    const selectors = analysePromql(String(rule?.expr)).selectors.filter(({ metric }) => metric === 'switchboard_rpc_requests_total');
+    // What the alert must leave out is there to be left out: the gateway's own errors and a denial.
+    expect(requestSeries.filter((series) => series.server === '' && series.outcome === 'error').length).toBeGreaterThanOrEqual(1);
+    expect(requestSeries.filter((series) => series.outcome === 'denied')).not.toEqual([]);
+    const [errors, ...totals] = selectors;
+    expect(errors?.matchers).toContainEqual({ label: 'outcome', op: '=', value: 'error' });
+    expect(totals.length).toBeGreaterThanOrEqual(1);
+    for (const selector of selectors) {
+      const selected = requestSeries.filter((series) => selects(selector, series));
+      expect(selected.filter((series) => series.server === '' || series.outcome === 'denied')).toEqual([]);
+    }
+    // The denominators count every request the numerator does, and the upstream's answered ones.
+    for (const total of totals) {
+      expect(requestSeries.filter((series) => selects(errors!, series) && !selects(total, series))).toEqual([]);
+      expect(requestSeries.filter((series) => selects(total, series))).toContainEqual(expect.objectContaining({ server: 'everything', outcome: 'ok' }));
+    }
   });
 
   it('alert on upstreams down, error rate, latency and sessions', () => {

@@ -54,6 +54,22 @@ describe('the Origin check', () => {
     expect(await status(app, { origin: 'https://evil.example', 'access-control-request-method': 'POST' }, 'OPTIONS')).toBe(403);
   });
 
+  it("allows in a preflight the headers a 2026-07-28 client mirrors, the Mcp-Param-* ones as it asks for them, and nothing else it asks for", async () => {
+    const preflight = await appWith({ allowedOrigins: ['https://app.example.com'] }).request('/mcp', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,mcp-method,mcp-name,mcp-param-region,mcp-param-tenant_id,x-other,mcp-param-',
+      },
+    });
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').split(',').map((name) => name.trim().toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-tenant_id']));
+    expect(allowed).not.toContain('x-other');
+    expect(allowed).not.toContain('mcp-param-');
+    expect(preflight.headers.get('vary')).toMatch(/Access-Control-Request-Headers/);
+  });
+
   it('exposes the session id and the challenge to an allowed origin', async () => {
     const response = await appWith({ allowedOrigins: ['https://app.example.com'] }).request('/mcp', {
       method: 'POST',

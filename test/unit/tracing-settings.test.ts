@@ -63,6 +63,25 @@ describe('tracing settings', () => {
     });
   });
 
+  it('warn of each header entry they skip, by variable and position, never quoting the entry', () => {
+    const { settings, warnings } = resolveTracing(
+      {},
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Basic%20abc,Bearer s3cr3t-token,,=n0name,bad=%E0%A4%A,',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-scope-orgid=platform,x-empty=',
+      },
+    );
+    expect(settings?.headers).toEqual({ authorization: 'Basic abc', 'x-scope-orgid': 'platform' });
+    expect(warnings).toEqual([
+      'OTEL_EXPORTER_OTLP_HEADERS: entry 2 is not name=value (no "="): ignored',
+      'OTEL_EXPORTER_OTLP_HEADERS: entry 4 has no name before "=": ignored',
+      'OTEL_EXPORTER_OTLP_HEADERS: entry 5 is not valid percent-encoding: ignored',
+      'OTEL_EXPORTER_OTLP_TRACES_HEADERS: entry 2 has no value after "=": ignored',
+    ]);
+    expect(warnings.join('\n')).not.toMatch(/s3cr3t|n0name|Basic|%E0/);
+  });
+
   it('are off with OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER=none, unless the config enables them', () => {
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' };
     expect(resolveTracing({}, env).settings).toBeUndefined();

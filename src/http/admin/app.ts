@@ -1,7 +1,8 @@
 // The admin listener's Hono app: the status page (/status) and the admin API (/api/...), with the
 // same facts, plus the actions (restart an upstream, reload the config, drain). Served on its own
 // listener (config `admin`), loopback by default; with `auth`, every request needs a token with
-// the admin scope. Actions and refusals are audited. Routes: docs/reference/http-endpoints.md.
+// the admin scope. Actions and refusals are audited; every request has an access line
+// (access-lines.ts). Routes: docs/reference/http-endpoints.md.
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { reloadConfig, restartUpstream } from '../../admin/actions.js';
@@ -15,6 +16,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { AppEnv } from '../app-env.js';
 import { clientAddress } from '../client-address.js';
 import { requestId } from '../middleware/request-id.js';
+import { adminAccessLines } from './access-lines.js';
 import { adminAuth } from './admin-auth.js';
 import { adminError } from './errors.js';
 import { renderPage } from './page.js';
@@ -36,11 +38,16 @@ export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminApp
   const app = new Hono<AppEnv>();
   const audit = auditAdmin(logger);
   app.use('*', requestId());
+  app.use('*', adminAccessLines(logger));
   app.use(
     '*',
     adminRequestGuard({
       loopbackOnly,
-      onRefused: (reason, detail) => logger.warn({ reason, detail }, 'admin listener: refused a request from another page or host'),
+      onRefused: (event) => {
+        const { reason, detail, httpMethod, path, client, requestId } = event;
+        logger.warn({ reason, detail, httpMethod, path, client, requestId }, 'admin listener: refused a request from another page or host');
+        audit.refusal(event);
+      },
     }),
   );
   if (auth) app.use('*', adminAuth({ ...auth, onRefused: (event) => audit.refusal(event) }));

@@ -11,15 +11,18 @@
 //   and without CORS headers another origin cannot read the answer;
 // - a POST must carry JSON or nothing: the types an HTML form can send without a CORS preflight
 //   (urlencoded, multipart, text/plain) are refused, so no form on another site can post one.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AdminRefusalEvent } from '../../observe/audit.js';
 import type { AppEnv } from '../app-env.js';
+import { clientAddress } from '../client-address.js';
 import { isLoopbackHost } from '../origin-patterns.js';
 import { adminError } from './errors.js';
 
 export interface AdminRequestGuardOptions {
   /** The listener is bound to a loopback address: the Host header must name a loopback host. */
   readonly loopbackOnly: boolean;
-  readonly onRefused?: (reason: 'host' | 'origin', detail: string) => void;
+  /** Each refusal, with what the audit trail writes of it (the request's path, method, client and id). */
+  readonly onRefused?: (event: AdminRefusalEvent) => void;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -29,7 +32,7 @@ export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuard
   return async function adminRequestGuardMiddleware(c, next) {
     const host = (c.req.header('host') ?? '').trim().toLowerCase();
     if (loopbackOnly && host !== '' && !isLoopbackHost(hostnameOf(host))) {
-      onRefused?.('host', host.slice(0, 100));
+      report(onRefused, c, 'host', host.slice(0, 100));
       return adminError(c, 'forbidden', 'this admin listener answers to its loopback address only');
     }
     if (SAFE_METHODS.has(c.req.method)) return next();
@@ -41,7 +44,7 @@ export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuard
       return from !== undefined && (from === host || from === forwardedHost);
     };
     if ((origin !== undefined && !ownOrigin(origin)) || site === 'cross-site') {
-      onRefused?.('origin', (origin ?? `sec-fetch-site: ${site}`).slice(0, 200));
+      report(onRefused, c, 'origin', (origin ?? `sec-fetch-site: ${site}`).slice(0, 200));
       return adminError(c, 'forbidden', 'requests from other web pages are not accepted here');
     }
     if (c.req.method === 'POST' && FORM_TYPES.test(c.req.header('content-type') ?? '')) {
@@ -49,6 +52,14 @@ export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuard
     }
     await next();
   };
+}
+
+function report(onRefused: AdminRequestGuardOptions['onRefused'], c: Context<AppEnv>, reason: 'host' | 'origin', detail: string): void {
+  try {
+    onRefused?.({ outcome: 'denied', reason, detail, status: 403, httpMethod: c.req.method, path: c.req.path, client: clientAddress(c), requestId: c.get('requestId') });
+  } catch {
+    // The audit trail's failure is not the caller's problem.
+  }
 }
 
 /** `host:port` of an Origin, lower case; undefined for "null" and junk. */

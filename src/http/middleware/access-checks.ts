@@ -5,6 +5,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Principal } from '../../auth/principal.js';
 import type { AppEnv } from '../app-env.js';
+import { allowedRequestHeaders } from '../cors-headers.js';
 import { honoHead, refuseWithHono, type Refusal, type RequestHead } from '../request-head.js';
 import { addResponseHeader, applyResponseHeaders, takeResponseHeaders } from '../response-headers.js';
 import type { BearerAuth } from './bearer-auth.js';
@@ -56,7 +57,6 @@ export async function checkAccess(head: RequestHead, { origin, auth, rateLimit, 
 }
 
 const ALLOW_METHODS = 'GET, POST, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID';
 
 /** checkAccess as Hono middleware: refusals, CORS headers, the preflight's answer, the principal. */
 export function accessChecks(checks: AccessChecks): MiddlewareHandler<AppEnv> {
@@ -76,8 +76,10 @@ export function accessChecks(checks: AccessChecks): MiddlewareHandler<AppEnv> {
     if (verdict.preflight) {
       return c.body(null, 204, {
         ...takeResponseHeaders(c),
+        // The allowed headers follow what the preflight asks for (cors-headers.ts).
+        Vary: 'Origin, Access-Control-Request-Headers',
         'Access-Control-Allow-Methods': ALLOW_METHODS,
-        'Access-Control-Allow-Headers': ALLOW_HEADERS,
+        'Access-Control-Allow-Headers': allowedRequestHeaders(c.req.header('access-control-request-headers')),
         'Access-Control-Max-Age': '600',
       });
     }

@@ -54,8 +54,8 @@ export function resolveTracing(config: TelemetryConfig, env: Environment): Resol
       endpoint,
       protocol: config.protocol ?? envProtocol(variable, warnings),
       headers: {
-        ...headerList(variable('OTEL_EXPORTER_OTLP_HEADERS')),
-        ...headerList(variable('OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
+        ...headerList('OTEL_EXPORTER_OTLP_HEADERS', variable, warnings),
+        ...headerList('OTEL_EXPORTER_OTLP_TRACES_HEADERS', variable, warnings),
         ...config.headers,
       },
       serviceName: config.serviceName ?? variable('OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
@@ -113,22 +113,39 @@ function envSampler(variable: Variable, warnings: string[]): SamplerSettings {
 /**
  * `key1=value1,key2=value2`, values percent-encoded (the OTLP exporter spec's format, W3C Baggage's
  * without properties). Written here rather than taken from @opentelemetry/core, which a gateway
- * with tracing off then never loads; an entry that does not parse is skipped, as the SDKs do.
+ * with tracing off then never loads. An entry that does not parse is skipped, as the SDKs do, with
+ * a warning that names the variable and the entry's position but never its text: these headers are
+ * mostly a collector's credentials, and a missing one would otherwise only show as refused exports.
  */
-function headerList(value: string | undefined): Record<string, string> {
+function headerList(name: string, variable: Variable, warnings: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const entry of value?.split(',') ?? []) {
-    const separator = entry.indexOf('=');
-    if (separator <= 0) continue;
-    try {
-      const name = decodeURIComponent(entry.slice(0, separator).trim());
-      const content = decodeURIComponent(entry.slice(separator + 1).trim());
-      if (name !== '' && content !== '') headers[name] = content;
-    } catch {
-      // Not percent-encoding: skipped.
-    }
-  }
+  const value = variable(name);
+  if (value === undefined) return headers;
+  value.split(',').forEach((entry, index) => {
+    // An empty entry (a trailing comma) holds nothing that could be missing.
+    if (entry.trim() === '') return;
+    const problem = headerEntryProblem(entry, headers);
+    if (problem !== undefined) warnings.push(`${name}: entry ${index + 1} ${problem}: ignored`);
+  });
   return headers;
+}
+
+/** Adds the entry's header; or says what is wrong with it, without quoting it. */
+function headerEntryProblem(entry: string, headers: Record<string, string>): string | undefined {
+  const separator = entry.indexOf('=');
+  if (separator === -1) return 'is not name=value (no "=")';
+  let name: string;
+  let content: string;
+  try {
+    name = decodeURIComponent(entry.slice(0, separator).trim());
+    content = decodeURIComponent(entry.slice(separator + 1).trim());
+  } catch {
+    return 'is not valid percent-encoding';
+  }
+  if (name === '') return 'has no name before "="';
+  if (content === '') return 'has no value after "="';
+  headers[name] = content;
+  return undefined;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -1,5 +1,5 @@
 // The Prometheus text format, read just far enough to ask what a live /metrics exports: each
-// metric family's type, and the label names its samples carry.
+// metric family's type, and the label names its samples carry; and a metric's series, by their labels.
 
 export interface MetricFamily {
   readonly type: string;
@@ -10,6 +10,7 @@ export interface MetricFamily {
 const TYPE_LINE = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (\w+)$/;
 const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? \S+( \d+)?$/;
 const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*"/g;
+const LABEL_VALUE = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 // Which family types have series with each suffix (the text format and OpenMetrics).
 const SERIES_SUFFIXES: Readonly<Record<string, readonly string[]>> = {
   _bucket: ['histogram'],
@@ -50,4 +51,15 @@ export function familyOf(families: ReadonlyMap<string, MetricFamily>, seriesName
     if (family !== undefined && types.includes(family.type)) return family;
   }
   return undefined;
+}
+
+/** The label sets of the samples named exactly `seriesName` (escapes in values left as they are). */
+export function seriesOf(text: string, seriesName: string): Record<string, string>[] {
+  const series: Record<string, string>[] = [];
+  for (const line of text.split('\n')) {
+    const sample = SAMPLE_LINE.exec(line);
+    if (sample === null || sample[1] !== seriesName) continue;
+    series.push(Object.fromEntries([...(sample[3] ?? '').matchAll(LABEL_VALUE)].map(([, name, value]) => [name!, value!])));
+  }
+  return series;
 }
