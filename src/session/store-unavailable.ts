@@ -6,7 +6,7 @@
 // What a request that failed with it may have done: its store commands ran at most once each (no
 // command is queued while Redis is away or resent after a reconnect: redis-connection.ts), and
 // the gateway makes its store reads and writes before it forwards anything upstream, so such a
-// request was not forwarded. README, "Redis modes and faults", lists the exceptions.
+// request was not forwarded. docs/guides/deploying-on-kubernetes.md, "While Redis does not answer", lists the exceptions.
 
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
