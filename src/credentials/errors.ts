@@ -1,5 +1,6 @@
 // Why a caller has no credential for an upstream, in words for the person who meets them: the
 // server, what is missing or who refused, never a token, a secret or a file's content.
+import { ERRORS } from '../protocol/error-catalogue.js';
 
 /** The caller has no credential for the server (no secret file, no token to exchange). */
 export class CredentialMissingError extends Error {
@@ -8,7 +9,7 @@ export class CredentialMissingError extends Error {
     /** What is missing, e.g. `no secret named "alice" in mcpServers.github.credentials.perUser.directory`. */
     readonly detail: string,
   ) {
-    super(`upstream "${server}" needs a credential of your own and there is none: ${detail}`);
+    super(ERRORS.UpstreamCredential.message(server, detail));
     this.name = 'CredentialMissingError';
   }
 }
@@ -21,7 +22,7 @@ export class CredentialRefusedError extends Error {
     readonly error: string,
     readonly description: string | undefined,
   ) {
-    super(`the identity provider refused to exchange your token for upstream "${server}": ${error}${description ? ` (${description})` : ''}`);
+    super(ERRORS.UpstreamCredentialRefused.message(server, error, description));
     this.name = 'CredentialRefusedError';
   }
 }
@@ -32,7 +33,7 @@ export class CredentialUnavailableError extends Error {
     readonly server: string,
     readonly reason: string,
   ) {
-    super(`upstream "${server}" cannot be reached as you: ${reason}`);
+    super(ERRORS.UpstreamCredentialUnavailable.message(server, reason));
     this.name = 'CredentialUnavailableError';
   }
 }

@@ -7,7 +7,8 @@ import { newSessionId } from '../session/session-id.js';
 import type { ProgressUpdate, Upstream } from '../upstream/types.js';
 import type { CatalogView } from './catalogue/catalog-view.js';
 import { IsolatedServers } from './isolation/isolated-servers.js';
-import { JsonRpcCode, RpcError, rpcErrors, toRpcError } from './errors.js';
+import { catalogueError, ERRORS } from '../protocol/error-catalogue.js';
+import { RpcError, rpcError, rpcErrors, toRpcError } from './errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handlers/handler-context.js';
 import { HANDLERS } from './handlers/index.js';
 import { calledTool, SEARCH_MODE_HANDLERS } from './catalogue/tool-search.js';
@@ -343,10 +344,10 @@ export class Gateway {
       return resultResponse(request.id, result);
     } catch (thrown) {
       // The store's reads and writes come before anything is forwarded, so nothing was done: retry.
-      // The response only feeds the metrics and audit (as -32000, the code the transport's 503 carries).
+      // The response only feeds the metrics and audit (with the code the transport's 503 carries).
       if (isStoreUnavailable(thrown)) {
         trace.storeUnavailable = thrown;
-        return errorResponse(request.id, { code: JsonRpcCode.UpstreamUnavailable, message: 'the session store is unavailable; retry' });
+        return errorResponse(request.id, catalogueError('SessionStoreUnavailable'));
       }
       const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
       const rpcError = toRpcError(error);
@@ -414,7 +415,7 @@ export class Gateway {
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
         const updated = await store.update(session.id, patch);
-        if (!updated) throw new RpcError(-32600, 'the session has ended');
+        if (!updated) throw rpcError('SessionEnded');
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
@@ -426,7 +427,7 @@ export class Gateway {
    * unless the endpoint or policy hides the item, which stays unknown.
    */
   #explained(error: unknown, caller: Caller, request: JsonRpcRequest, isolation: SessionRecord | undefined): Error | undefined {
-    if (!isolation || !this.#isolated || !(error instanceof RpcError) || error.code !== JsonRpcCode.InvalidParams) return undefined;
+    if (!isolation || !this.#isolated || !(error instanceof RpcError) || error.code !== ERRORS.InvalidParams.code) return undefined;
     const name = request.params?.name;
     if ((request.method !== 'tools/call' && request.method !== 'prompts/get') || typeof name !== 'string') return undefined;
     return this.#isolated.explainUnlisted(isolation.id, name, this.options.routing.separator, (server, item) =>

@@ -28,6 +28,7 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerWellKnownRoutes } from './routes/well-known.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { storeUnavailableResponse, transportError } from './transport-errors.js';
+import { catalogueRefusal } from '../protocol/error-catalogue.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
@@ -175,7 +176,7 @@ function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: 
     // The store logs its outage once; each refused request has its access line (503).
     if (isStoreUnavailable(error)) return storeUnavailableResponse(c);
     options.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error in HTTP handler');
-    return transportError(c, 500, -32603, 'Internal error');
+    return transportError(c, catalogueRefusal('InternalError'));
   });
   return app;
 }

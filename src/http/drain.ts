@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from './app-env.js';
 import { isStreamedAnswer } from './response-headers.js';
 import { refuseWithHono, type Refusal } from './request-head.js';
-import { TransportCode } from './transport-errors.js';
+import { catalogueRefusal } from '../protocol/error-catalogue.js';
 
 export interface HttpDrainOptions {
   isDraining(): boolean;
@@ -31,9 +31,7 @@ export class HttpDrain {
 
   constructor({ isDraining, retryAfterSeconds = 1 }: HttpDrainOptions) {
     const refusal = (what: string): Refusal => ({
-      status: 503,
-      code: TransportCode.BadRequest,
-      message: `Service Unavailable: the gateway is shutting down and takes no ${what}; retry (another replica will answer)`,
+      ...catalogueRefusal('ShuttingDownRefusal', what),
       headers: { 'Retry-After': String(retryAfterSeconds), Connection: 'close' },
     });
     const refuse = (c: Context<AppEnv>, what: string): Response => refuseWithHono(c, refusal(what));

@@ -44,5 +44,5 @@ export function honoHead(c: Context<AppEnv>): RequestHead {
 
 /** A refusal as Hono's answer. */
 export function refuseWithHono(c: Context, refusal: Refusal): Response {
-  return transportError(c, refusal.status as Parameters<typeof transportError>[1], refusal.code, refusal.message, { ...refusal.headers });
+  return transportError(c, refusal, { ...refusal.headers });
 }

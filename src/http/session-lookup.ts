@@ -7,13 +7,13 @@ import type { Principal } from '../auth/principal.js';
 import { isWellFormedSessionId } from '../session/session-id.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import type { Refusal } from './request-head.js';
-import { TransportCode } from './transport-errors.js';
+import { catalogueRefusal } from '../protocol/error-catalogue.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 export const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
 
-const SESSION_REQUIRED: Refusal = Object.freeze({ status: 400, code: TransportCode.BadRequest, message: 'Bad Request: Mcp-Session-Id header is required' });
-const SESSION_NOT_FOUND: Refusal = Object.freeze({ status: 404, code: TransportCode.SessionNotFound, message: 'Session not found' });
+const SESSION_REQUIRED: Refusal = Object.freeze(catalogueRefusal('SessionIdRequired'));
+const SESSION_NOT_FOUND: Refusal = Object.freeze(catalogueRefusal('SessionNotFound'));
 
 /** The session the headers name, or the refusal of the request. */
 export async function findSession(
@@ -24,7 +24,7 @@ export async function findSession(
 ): Promise<SessionRecord | Refusal> {
   const version = header(PROTOCOL_VERSION_HEADER);
   if (version !== undefined && !isSupportedProtocolVersion(version)) {
-    return { status: 400, code: TransportCode.BadRequest, message: `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}"` };
+    return catalogueRefusal('ProtocolVersionHeaderUnsupported', version.slice(0, 40));
   }
   const id = header(SESSION_HEADER);
   if (id === undefined || id === '') return SESSION_REQUIRED;

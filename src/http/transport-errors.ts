@@ -4,26 +4,14 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
+import { catalogueError, ERRORS, type CatalogueError } from '../protocol/error-catalogue.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../session/store-unavailable.js';
 import { JSON_HEADERS } from './responder.js';
 
-export function transportError(
-  c: Context,
-  status: ContentfulStatusCode,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
-  return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status, headers);
+/** `refusal`: a catalogue refusal (catalogueRefusal()), answered with its status. */
+export function transportError(c: Context, { status, code, message }: CatalogueError & { readonly status: number }, headers: Record<string, string> = {}): Response {
+  return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status as ContentfulStatusCode, headers);
 }
-
-export const TransportCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  /** What the MCP SDKs use for transport-level refusals (bad headers, missing session); also "retry later" with 503. */
-  BadRequest: -32000,
-  SessionNotFound: -32001,
-} as const;
 
 /**
  * The answer to a request that needed the session store while it did not answer (down, restarting,
@@ -31,15 +19,14 @@ export const TransportCode = {
  * error that says so, for 2025 and 2026 requests alike. Never a 500: that reads as a bug.
  */
 export const storeUnavailable = {
-  status: 503,
+  status: ERRORS.SessionStoreUnavailable.status,
   headers: { ...JSON_HEADERS, 'retry-after': String(STORE_RETRY_AFTER_SECONDS) } as Readonly<Record<string, string>>,
   body(id: JsonRpcId | null = null): string {
     return JSON.stringify({
       jsonrpc: '2.0',
       id,
       error: {
-        code: TransportCode.BadRequest,
-        message: 'the session store is unavailable; retry',
+        ...catalogueError('SessionStoreUnavailable'),
         data: { reason: 'session-store-unavailable', retryAfterSeconds: STORE_RETRY_AFTER_SECONDS },
       },
     });

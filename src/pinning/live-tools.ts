@@ -7,7 +7,7 @@ import type { JsonObject } from '../protocol/json.js';
 import { fetchAllPages } from '../gateway/catalogue/list-pages.js';
 import type { Logger } from '../observe/logger.js';
 import { openConnection } from '../upstream/connection.js';
-import { UpstreamRpcError } from '../upstream/errors.js';
+import { upstreamError } from '../upstream/errors.js';
 
 export interface LiveTools {
   /** The tools/list entries of each server that answered, in config order. */
@@ -28,7 +28,7 @@ export async function listLiveTools(config: Config, logger: Logger): Promise<Liv
           onNotification: () => {},
           // Listing tools asks nothing of a client; an upstream that asks anyway is told no.
           onServerRequest: async (request) => {
-            throw new UpstreamRpcError(name, -32601, `Method not found: ${request.method}`);
+            throw upstreamError(name, 'MethodNotFound', request.method);
           },
           onClosed: () => {},
         },

@@ -2,13 +2,11 @@
 // the stdio probe (on a sibling process) and the HTTP probe (one plain POST): the same request, and
 // the same reading of its answer, so both transports reach the same verdict for the same server.
 import type { JSONRPCMessage, PriorDiscovery } from '@modelcontextprotocol/client';
+import { ERRORS } from '../protocol/error-catalogue.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
 
 export const MODERN_VERSION = '2026-07-28';
 export const PROBE_ID = 'switchboard-probe';
-/** The SDK's "unsupported protocol version" error code (versionNegotiation.ts): the server names what it speaks. */
-const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-
 export function discoverRequest(capabilities: Readonly<Record<string, unknown>>): JSONRPCMessage {
   return {
     jsonrpc: '2.0',
@@ -43,7 +41,7 @@ export function verdictOf(message: JSONRPCMessage): PriorDiscovery | undefined {
 }
 
 function offersModern(error: { code: number; data?: unknown }): boolean {
-  if (error.code !== UNSUPPORTED_PROTOCOL_VERSION) return false;
+  if (error.code !== ERRORS.UnsupportedProtocolVersion.code) return false;
   const supported = (error.data as { supported?: unknown } | undefined)?.supported;
   return Array.isArray(supported) && supported.some((version) => typeof version === 'string' && version >= MODERN_VERSION);
 }

@@ -1,5 +1,6 @@
 // What can go wrong when the gateway talks to an upstream, in the gateway's own terms: the rest of
 // the code maps these to JSON-RPC errors without knowing anything about the client SDK.
+import { catalogueError, ERRORS, type ErrorName } from '../protocol/error-catalogue.js';
 import type { BearerChallenge } from './auth-challenge.js';
 
 /** The upstream answered with a JSON-RPC error: passed on with its code, message and data. */
@@ -15,13 +16,22 @@ export class UpstreamRpcError extends Error {
   }
 }
 
+/**
+ * An error the gateway raises in an upstream's name (a method its era lacks, an answer that is not
+ * a result), from the catalogue, so that it travels like one the upstream sent.
+ */
+export function upstreamError<N extends ErrorName>(server: string, name: N, ...args: Parameters<(typeof ERRORS)[N]['message']>): UpstreamRpcError {
+  const { code, message } = catalogueError(name, ...args);
+  return new UpstreamRpcError(server, code, message);
+}
+
 /** The upstream is not connected (starting, crashed, stopped) or the connection broke mid-request. */
 export class UpstreamUnavailableError extends Error {
   constructor(
     readonly server: string,
     readonly reason: string,
   ) {
-    super(`upstream "${server}" is unavailable: ${reason}`);
+    super(ERRORS.UpstreamUnavailable.message(server, reason));
     this.name = 'UpstreamUnavailableError';
   }
 }
@@ -33,7 +43,7 @@ export class UpstreamTimeoutError extends Error {
     readonly method: string,
     readonly timeoutMs: number,
   ) {
-    super(`upstream "${server}" did not answer ${method} within ${timeoutMs} ms`);
+    super(ERRORS.RequestTimeout.message(server, method, timeoutMs));
     this.name = 'UpstreamTimeoutError';
   }
 }
@@ -44,7 +54,7 @@ export class UpstreamCancelledError extends Error {
     readonly server: string,
     readonly method: string,
   ) {
-    super(`request ${method} to upstream "${server}" was cancelled`);
+    super(ERRORS.RequestCancelled.message(`request ${method} to upstream "${server}"`));
     this.name = 'UpstreamCancelledError';
   }
 }
@@ -78,8 +88,7 @@ function authChallengeMessage(server: string, status: number, challenge: BearerC
   let why = String(status);
   if (challenge?.error) why += ` ${shown(challenge.error)}`;
   if (challenge?.errorDescription) why += `: ${shown(challenge.errorDescription)}`;
-  let message = `upstream "${server}" refused the gateway's credentials (${why})`;
-  if (challenge?.scope) message += `; it asks for the scope "${shown(challenge.scope.join(' '))}"`;
-  if (challenge?.resourceMetadata) message += `; its authorization is described at ${shown(challenge.resourceMetadata)}`;
-  return message;
+  const scope = challenge?.scope ? shown(challenge.scope.join(' ')) : undefined;
+  const resourceMetadata = challenge?.resourceMetadata ? shown(challenge.resourceMetadata) : undefined;
+  return ERRORS.UpstreamCredentialChallenged.message(server, why, scope, resourceMetadata);
 }

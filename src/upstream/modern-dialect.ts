@@ -14,7 +14,8 @@
 // it reads defensively (gateway/catalogue/list-pages.ts).
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { copyWith, copyWithout, setOwn } from '../protocol/copy-with.js';
-import { UpstreamRpcError } from './errors.js';
+import type { UpstreamRpcError } from './errors.js';
+import { upstreamError } from './errors.js';
 import { isPlainObject, notAnObject, type RequestDialect } from './request-dialect.js';
 import type { JsonObject } from './types.js';
 
@@ -48,7 +49,7 @@ export function modernDialect(envelope: ModernEnvelope): RequestDialect {
   const { protocolVersion, clientInfo, clientCapabilities } = envelope;
   return {
     cancelsByClosingStream: true,
-    refusal: (server, method) => (DELETED_METHODS.has(method) ? new UpstreamRpcError(server, -32601, `Method not found: ${method}`) : undefined),
+    refusal: (server, method) => (DELETED_METHODS.has(method) ? upstreamError(server, 'MethodNotFound', method) : undefined),
     outbound(params) {
       const meta: Record<string, unknown> = {
         [PROTOCOL_VERSION_META_KEY]: protocolVersion,
@@ -88,5 +89,5 @@ function inputRequired(server: string, method: string, result: JsonObject): Json
 }
 
 function invalid(server: string, message: string): UpstreamRpcError {
-  return new UpstreamRpcError(server, -32603, message);
+  return upstreamError(server, 'UpstreamResultInvalid', message);
 }

@@ -14,7 +14,7 @@
 // each URI, so the catalogue refetches and subscribers read again.
 import type { Client, McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
 import type { Logger } from '../observe/logger.js';
-import { UpstreamRpcError } from './errors.js';
+import { upstreamError } from './errors.js';
 import { translateRequestError } from './request-errors.js';
 import type { UpstreamNotification } from './types.js';
 
@@ -83,7 +83,7 @@ export class ModernListens {
     if (next && next.honoredFilter.resourceSubscriptions === undefined) {
       await next.close();
       // What a 2025 server without resource subscriptions answers to resources/subscribe.
-      throw new UpstreamRpcError(this.options.server, -32601, 'the upstream does not offer resource subscriptions');
+      throw upstreamError(this.options.server, 'UpstreamLacksSubscriptions');
     }
     this.#resources = next;
     this.#uris = uris;

@@ -12,7 +12,7 @@
 // the caller set itself (see types.ts).
 import { withMetaEntry } from '../protocol/copy-with.js';
 import { mirroredHeaders } from '../protocol/mirrored-params.js';
-import { UpstreamRpcError } from './errors.js';
+import { upstreamError } from './errors.js';
 import type { ModernListens } from './modern-listens.js';
 import { isPlainObject } from './request-dialect.js';
 import type { JsonObject, UpstreamRequestOptions } from './types.js';
@@ -87,7 +87,7 @@ export class ModernRequests {
 
   #stringParam(params: JsonObject | undefined, key: string): string {
     const value = params?.[key];
-    if (typeof value !== 'string') throw new UpstreamRpcError(this.server, -32602, `"${key}" must be a string`);
+    if (typeof value !== 'string') throw upstreamError(this.server, 'ParamNotString', key);
     return value;
   }
 }

@@ -4,7 +4,8 @@
 //   - 2026-07-28 (modern): every request and notification carries the reserved `_meta` envelope
 //     (basic/index, "Request Metadata"), methods the era deleted are refused here, and every result
 //     says its `resultType` (modern-dialect.ts).
-import { UpstreamRpcError } from './errors.js';
+import type { UpstreamRpcError } from './errors.js';
+import { upstreamError } from './errors.js';
 import type { JsonObject } from './types.js';
 
 export interface RequestDialect {
@@ -29,7 +30,7 @@ export const LEGACY_DIALECT: RequestDialect = {
 };
 
 export function notAnObject(server: string): UpstreamRpcError {
-  return new UpstreamRpcError(server, -32603, 'the upstream answered with a result that is not an object');
+  return upstreamError(server, 'UpstreamResultInvalid', 'the upstream answered with a result that is not an object');
 }
 
 export function isPlainObject(value: unknown): value is JsonObject {

@@ -1,7 +1,7 @@
 // What the client SDK's errors mean in the gateway's terms (./errors.ts), so nothing above
 // src/upstream/ needs to know the SDK.
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { UpstreamCancelledError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
+import { UpstreamCancelledError, upstreamError, UpstreamRpcError, UpstreamTimeoutError, UpstreamUnavailableError } from './errors.js';
 
 export function translateRequestError(server: string, method: string, timeoutMs: number, error: unknown, signal: AbortSignal | undefined): Error {
   if (
@@ -18,7 +18,7 @@ export function translateRequestError(server: string, method: string, timeoutMs:
     if (error.code === SdkErrorCode.RequestTimeout) return new UpstreamTimeoutError(server, method, timeoutMs);
     // A 2025 method sent to a modern upstream (or the reverse): the upstream cannot do it, which is
     // what "method not found" says, and it is no sign of an upstream in trouble.
-    if (error.code === SdkErrorCode.MethodNotSupportedByProtocolVersion) return new UpstreamRpcError(server, -32601, `Method not found: ${method}`);
+    if (error.code === SdkErrorCode.MethodNotSupportedByProtocolVersion) return upstreamError(server, 'MethodNotFound', method);
     return new UpstreamUnavailableError(server, error.message);
   }
   return new UpstreamUnavailableError(server, errorMessage(error));

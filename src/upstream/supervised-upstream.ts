@@ -9,7 +9,7 @@ import type { UpstreamConfig } from '../config/schema.js';
 import { CarriedStateRecorder } from './carried-state.js';
 import { ConsecutiveFailures } from './circuit.js';
 import { openConnection, type UpstreamConnection } from './connection.js';
-import { UpstreamAuthChallengeError, UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
+import { UpstreamAuthChallengeError, upstreamError, UpstreamRpcError, UpstreamUnavailableError } from './errors.js';
 import type { ChallengeListener } from './challenges.js';
 import type { SuppliedTransports } from './supplied-transports.js';
 import { DEFAULT_PING, startPinging, type PingOptions } from './health-check.js';
@@ -221,7 +221,7 @@ export class SupervisedUpstream implements Upstream {
           },
           onServerRequest: (request) => {
             const handler = this.#serverRequestHandler;
-            if (!handler) throw new UpstreamRpcError(this.name, -32601, `Method not found: ${request.method}`);
+            if (!handler) throw upstreamError(this.name, 'MethodNotFound', request.method);
             return handler(request);
           },
           onClosed: (reason) => {

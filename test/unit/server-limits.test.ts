@@ -2,7 +2,7 @@
 // requests count, per principal and per tool, the error a refusal gets, and what a reload keeps.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
-import { JsonRpcCode } from '../../src/gateway/errors.js';
+import { ERRORS } from '../../src/protocol/error-catalogue.js';
 import { ServerLimitError, ServerLimits, type LimitedRequest } from '../../src/gateway/calls/server-limits.js';
 import { MemoryQuotaLimiter } from '../../src/limits/memory-quotas.js';
 import type { Release } from '../../src/limits/concurrency-gate.js';
@@ -56,7 +56,7 @@ describe('server limits', () => {
     const refused = await outcome(limit.admit(call('search')));
     expect(refused).toBeInstanceOf(ServerLimitError);
     const error = refused as ServerLimitError;
-    expect(error.code).toBe(JsonRpcCode.LimitExceeded);
+    expect(error.code).toBe(ERRORS.LimitExceeded.code);
     expect(error.reason).toBe('rate-limit');
     expect(error.message).toMatch(/^Rate limit of server "GitHub" reached \(2 calls a minute per principal\): retry in \d+ s$/);
     expect(error.data).toEqual({ server: 'GitHub', reason: 'rate-limit', retryAfterSeconds: error.retryAfterSeconds });

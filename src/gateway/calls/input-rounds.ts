@@ -2,7 +2,7 @@
 // with real server-to-client requests on its session. This turns the one into the other: each
 // input request is put to the client, and the upstream call is retried with the answers and the
 // upstream's own requestState, until it completes or the rounds run out.
-import { JsonRpcCode, RpcError } from '../errors.js';
+import { rpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { UpstreamRetry } from './upstream-params.js';
 
@@ -47,7 +47,7 @@ export async function completeInputRounds(
   let result = first;
   for (let round = 1; isInputRequired(result); round += 1) {
     if (round > maxRounds) {
-      throw new RpcError(JsonRpcCode.InternalError, `upstream "${server}" still asked for client input after ${maxRounds} rounds; the call was abandoned`);
+      throw rpcError('InputRoundsExceeded', server, maxRounds);
     }
     const requests = inputRequestsOf(result);
     const answers = await Promise.all(requests.map(async ([key, request]) => [key, await ask(request)] as const));

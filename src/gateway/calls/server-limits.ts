@@ -18,7 +18,8 @@ import type { Quota, QuotaLimiter } from '../../limits/quota-limiter.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
 import { UpstreamCancelledError } from '../../upstream/errors.js';
-import { JsonRpcCode, RpcError } from '../errors.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
+import { RpcError } from '../errors.js';
 import type { JsonObject } from '../../protocol/json.js';
 
 /** One server's entry of limits.servers (the config's shape, defaults applied). */
@@ -52,7 +53,7 @@ export class ServerLimitError extends RpcError {
     readonly retryAfterSeconds: number,
     tool?: string,
   ) {
-    super(JsonRpcCode.LimitExceeded, message, { server, ...(tool !== undefined && { tool }), reason, retryAfterSeconds });
+    super(ERRORS.LimitExceeded.code, message, { server, ...(tool !== undefined && { tool }), reason, retryAfterSeconds });
   }
 }
 

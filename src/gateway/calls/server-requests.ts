@@ -6,7 +6,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { Bus } from '../../session/bus.js';
 import { TransientMap } from '../../support/transient-map.js';
 import type { UpstreamServerRequest } from '../../upstream/types.js';
-import { RpcError } from '../errors.js';
+import { RpcError, rpcError } from '../errors.js';
 import type { InFlightRegistry } from './in-flight.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
@@ -58,7 +58,7 @@ export class ServerRequestRelay {
 
   stop(): void {
     this.#unsubscribe();
-    for (const pending of this.#pending.values()) pending.reject(new RpcError(-32000, 'the gateway is shutting down'));
+    for (const pending of this.#pending.values()) pending.reject(rpcError('ShuttingDown'));
     this.#pending.clear();
   }
 
@@ -70,18 +70,19 @@ export class ServerRequestRelay {
       // sessions in flight it is a configuration worth knowing about (isolation: session).
       const level = attribution.kind === 'none' ? 'debug' : 'warn';
       this.logger[level]({ server, method: request.method, attribution: attribution.kind }, 'server-to-client request refused: no single client session to relay it to');
-      throw new RpcError(
-        -32000,
+      throw rpcError(
+        'NoClientToAsk',
+        request.method,
         attribution.kind === 'none'
-          ? `${request.method} refused by the gateway: no client request of this connection is in flight, so there is no client to ask`
-          : `${request.method} refused by the gateway: requests of several client sessions are in flight on this shared connection, so it cannot tell which client to ask (use isolation: session)`,
+          ? 'no client request of this connection is in flight, so there is no client to ask'
+          : 'requests of several client sessions are in flight on this shared connection, so it cannot tell which client to ask (use isolation: session)',
       );
     }
     const { request: inFlight, related } = attribution;
     // A 2026 caller has no stream to take requests on: its request answers input_required instead.
     if (inFlight.input) return inFlight.input(request);
     const session = inFlight.caller.session;
-    if (!session) throw new RpcError(-32601, `${request.method} refused by the gateway: the client cannot be asked`);
+    if (!session) throw rpcError('ClientCannotBeAsked', request.method);
     return this.relayTo({ session, related }, request);
   }
 
@@ -92,7 +93,7 @@ export class ServerRequestRelay {
   ): Promise<JsonObject> {
     const capability = missingCapability(request.method, session.clientCapabilities);
     if (capability !== undefined) {
-      throw new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`);
+      throw rpcError('ClientLacksCapability', request.method, capability);
     }
 
     this.#counter += 1;
@@ -108,7 +109,7 @@ export class ServerRequestRelay {
       const cancelled = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the upstream' } };
       if (related) related.send(cancelled);
       else void this.outbox.toSessions([session.id], cancelled).catch(() => {});
-      pending.reject(new RpcError(-32000, 'cancelled'));
+      pending.reject(rpcError('RequestCancelled', `the ${request.method} request`));
     };
     request.signal.addEventListener('abort', onAbort, { once: true });
     try {

@@ -3,7 +3,8 @@
 // marked "denied" for metrics and the audit trail, while the client gets the unknown-item error.
 import type { Principal } from '../../auth/principal.js';
 import type { CatalogView, ExposedNamedItem } from './catalog-view.js';
-import { JsonRpcCode, RpcError } from '../errors.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
+import { RpcError } from '../errors.js';
 import { filterCatalogView } from './filter-view.js';
 import type { RequestTrace } from '../handlers/handler-context.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
@@ -85,7 +86,7 @@ export class AccessViews {
     trace: RequestTrace,
   ): void {
     if (!this.policy || !(error instanceof RpcError)) return;
-    if (error.code !== JsonRpcCode.InvalidParams && error.code !== JsonRpcCode.ResourceNotFound) return;
+    if (error.code !== ERRORS.InvalidParams.code && error.code !== ERRORS.ResourceNotFound.code) return;
     const access = this.policy.accessFor(principal);
     const item = namedItem(full, routing, method, params);
     if (item && !access.allows(item.server, item.name)) Object.assign(trace, item, { denied: true });

@@ -3,7 +3,8 @@
 // catalogue asks it for every tool each time it builds a view, with the upstream's own entry
 // (before tool overrides), and tells it each server's current list so it can report what it withholds.
 import type { CatalogView } from './catalog-view.js';
-import { JsonRpcCode, RpcError } from '../errors.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
+import { RpcError } from '../errors.js';
 import type { RequestTrace } from '../handlers/handler-context.js';
 import type { JsonObject } from '../../protocol/json.js';
 
@@ -28,7 +29,7 @@ export interface WithheldTool {
  * stays the unknown-tool one.
  */
 export function noteWithheld(error: unknown, view: CatalogView, request: { method: string; params?: JsonObject }, trace: RequestTrace): void {
-  if (request.method !== 'tools/call' || !(error instanceof RpcError) || error.code !== JsonRpcCode.InvalidParams) return;
+  if (request.method !== 'tools/call' || !(error instanceof RpcError) || error.code !== ERRORS.InvalidParams.code) return;
   const name = request.params?.name;
   const withheld = typeof name === 'string' ? view.withheldTools?.get(name) : undefined;
   if (withheld) Object.assign(trace, { server: withheld.server, name: withheld.name, denied: true, reason: withheld.reason });

@@ -1,6 +1,7 @@
 // resources/read, subscribe and unsubscribe: route the exposed URI to its upstream and its own URI.
 import type { MethodHandler } from './handler-context.js';
-import { JsonRpcCode, rpcErrors } from '../errors.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
+import { rpcErrors } from '../errors.js';
 import { UpstreamRpcError } from '../../upstream/errors.js';
 import { exposeReadUris } from '../catalogue/rewrite-uris.js';
 import { routeUri } from '../calls/routing.js';
@@ -30,8 +31,8 @@ function asResourceNotFound(error: unknown, exposedUri: string): unknown {
   if (!(error instanceof UpstreamRpcError)) return error;
   const data = error.data as { uri?: unknown } | undefined;
   const notFound =
-    error.code === JsonRpcCode.ResourceNotFound ||
-    (error.code === JsonRpcCode.InvalidParams && (typeof data?.uri === 'string' || /not found/i.test(error.message)));
+    error.code === ERRORS.ResourceNotFound.code ||
+    (error.code === ERRORS.InvalidParams.code && (typeof data?.uri === 'string' || /not found/i.test(error.message)));
   return notFound ? rpcErrors.unknownResource(exposedUri) : error;
 }
 

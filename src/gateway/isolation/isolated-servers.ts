@@ -19,6 +19,7 @@ import type { Upstream, UpstreamNotification } from '../../upstream/types.js';
 import type { ServerLists } from '../catalogue/catalog-view.js';
 import { ConnectionCredential, type ServerCredentials } from './caller-credentials.js';
 import { UnlistedServers } from './unlisted-servers.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
 import { toRpcError } from '../errors.js';
 import { speaksModern } from '../calls/upstream-era.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
@@ -244,7 +245,7 @@ export class IsolatedServers {
     // list, and read "method not found" as "none".
     const fetch = (method: string, key: string) =>
       fetchAllPages({ request: send }, method, key).catch((error: unknown) => {
-        if (toRpcError(error).code === -32601) return [];
+        if (toRpcError(error).code === ERRORS.MethodNotFound.code) return [];
         throw error;
       });
     const [tools, prompts, resources, resourceTemplates] = await Promise.all([

@@ -7,6 +7,7 @@ import type { Bus } from '../../session/bus.js';
 import type { SessionRecord } from '../../session/store.js';
 import { TransientMap } from '../../support/transient-map.js';
 import type { ProgressUpdate } from '../../upstream/types.js';
+import { catalogueError } from '../../protocol/error-catalogue.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../protocol/json-rpc.js';
@@ -153,7 +154,8 @@ export class OwnerForwarding {
     if (isJsonObject(payload.result)) waiting.resolve(payload.result);
     else {
       const error = isJsonObject(payload.error) ? payload.error : {};
-      waiting.reject(new RpcError(Number(error.code ?? -32603), String(error.message ?? 'the owning replica failed'), error.data));
+      const fallback = catalogueError('PeerReplicaFailed', 'the owning replica failed');
+      waiting.reject(new RpcError(Number(error.code ?? fallback.code), String(error.message ?? fallback.message), error.data));
     }
   }
 }

@@ -9,7 +9,8 @@ import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { Caller } from '../caller.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
 import type { SpanParent } from '../../observe/tracing/tracing.js';
-import { RpcError } from '../errors.js';
+import { catalogueError } from '../../protocol/error-catalogue.js';
+import { RpcError, rpcError } from '../errors.js';
 import type { Gateway, Served } from '../gateway.js';
 import { serveOptions } from '../gateway-types.js';
 import { inputRequestsOf, isInputRequired } from '../calls/input-rounds.js';
@@ -17,7 +18,7 @@ import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { RelatedChannel } from '../calls/related-channel.js';
 import { missingCapability } from '../calls/server-requests.js';
-import { ModernCode } from './codes.js';
+import { modernError } from './codes.js';
 import { readEnvelope, type ModernRequestFacts } from './envelope.js';
 import { ModernCall } from './modern-call.js';
 import { toResumeOutcome, type ParkedCalls, type ResumeOutcome } from './parked-calls.js';
@@ -80,11 +81,11 @@ export class ModernAdapter {
     const caller = this.caller(request, principal, options.endpoint, options);
     if ('response' in caller) return caller;
     if (REMOVED_METHODS.has(request.method)) {
-      return refuse(request, new RpcError(-32601, `Method not found: ${request.method} is not part of protocol version ${caller.protocolVersion}`));
+      return refuse(request, rpcError('MethodNotInVersion', request.method, caller.protocolVersion));
     }
     const params = request.params ?? {};
     const invalidResponses = inputResponsesProblem(params.inputResponses);
-    if (invalidResponses !== undefined) return refuse(request, new RpcError(-32602, `Invalid params: ${invalidResponses}`));
+    if (invalidResponses !== undefined) return refuse(request, rpcError('InvalidParams', invalidResponses));
     const binding: RequestBinding = { sub: principal?.sub ?? '', method: request.method, params, endpoint: options.endpoint };
     if (params.requestState !== undefined) return this.#retry(caller, request, binding, options);
     if (!INTERACTIVE_METHODS.has(request.method)) {
@@ -101,7 +102,7 @@ export class ModernAdapter {
   async #retry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions): Promise<ModernAnswer> {
     const params = request.params ?? {};
     const unsealed = this.options.sealer.unseal(params.requestState, binding);
-    if (!unsealed.ok) return refuse(request, new RpcError(-32602, `Invalid params: ${unsealed.reason}`));
+    if (!unsealed.ok) return refuse(request, rpcError('InvalidParams', unsealed.reason));
     const inputResponses = isJsonObject(params.inputResponses) ? params.inputResponses : {};
     const state = unsealed.body;
     if (state.kind === 'relay') {
@@ -116,9 +117,9 @@ export class ModernAdapter {
         : await parked.resumeRemote(state.replica, state.park, state.round, inputResponses, options.cancel).catch((error: unknown): ResumeOutcome | RpcError => {
             // The bus did not carry the retry: the call still waits there, and the client may retry (503).
             if (isStoreUnavailable(error)) throw error;
-            return error instanceof RpcError ? error : new RpcError(-32603, String(error));
+            return error instanceof RpcError ? error : rpcError('PeerReplicaFailed', String(error));
           });
-    if (outcome instanceof RpcError) return { response: errorResponse(request.id, outcome.toJson()), refused: false };
+    if (outcome instanceof RpcError) return { response: errorResponse(request.id, modernError(outcome.toJson())), refused: false };
     return this.#answer(request, binding, caller, outcome, outcome.kind === 'input' ? state.park : undefined, state.replica);
   }
 
@@ -133,14 +134,11 @@ export class ModernAdapter {
       case 'missing-capability':
         return refuse(request, missingCapabilityError(outcome.capability));
       case 'cancelled':
-        return { response: errorResponse(request.id, { code: -32603, message: 'the request was cancelled' }), refused: false };
+        return { response: errorResponse(request.id, modernError(catalogueError('RequestCancelled', 'the request'))), refused: false };
       case 'invalid':
-        return refuse(request, new RpcError(-32602, `Invalid params: ${outcome.reason}`));
+        return refuse(request, rpcError('InvalidParams', outcome.reason));
       case 'gone':
-        return refuse(
-          request,
-          new RpcError(-32602, 'Invalid params: requestState names a call that is no longer waiting (it finished, expired, or this state was used already); send the request again without it'),
-        );
+        return refuse(request, rpcError('StaleRequestState'));
     }
   }
 
@@ -181,8 +179,6 @@ function refuse(request: JsonRpcRequest, error: RpcError): ModernAnswer {
 }
 
 function missingCapabilityError(capability: string): RpcError {
-  return new RpcError(ModernCode.MissingRequiredClientCapability, `Missing required client capability: ${capability}`, {
-    requiredCapabilities: { [capability]: {} },
-  });
+  return RpcError.of(catalogueError('MissingRequiredClientCapability', capability), { requiredCapabilities: { [capability]: {} } });
 }
 

@@ -5,10 +5,10 @@ import type { Principal } from '../../auth/principal.js';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../caller.js';
 import type { SpanParent } from '../../observe/tracing/tracing.js';
-import { RpcError } from '../errors.js';
+import { catalogueError } from '../../protocol/error-catalogue.js';
+import { RpcError, rpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { isLogLevel } from '../sessions/log-levels.js';
-import { ModernCode } from './codes.js';
 import { isModernVersion, SUPPORTED_VERSIONS } from './versions.js';
 
 export const META = {
@@ -43,23 +43,23 @@ let keyCounter = 0;
 /** `endpoint`: the configured endpoint the request came in on; undefined: the default one. */
 export function readEnvelope(params: JsonObject | undefined, principal: Principal | undefined, endpoint?: string, facts: ModernRequestFacts = {}): Caller {
   const meta = params?._meta;
-  if (!isJsonObject(meta)) throw new RpcError(-32602, 'Invalid params: "_meta" must be an object');
+  if (!isJsonObject(meta)) throw rpcError('InvalidParams', '"_meta" must be an object');
   const version = meta[META.protocolVersion];
-  if (typeof version !== 'string') throw new RpcError(-32602, `Invalid params: _meta["${META.protocolVersion}"] must be a string`);
+  if (typeof version !== 'string') throw rpcError('InvalidParams', `_meta["${META.protocolVersion}"] must be a string`);
   if (!isModernVersion(version)) {
-    throw new RpcError(ModernCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: SUPPORTED_VERSIONS, requested: version });
+    throw RpcError.of(catalogueError('UnsupportedProtocolVersion'), { supported: SUPPORTED_VERSIONS, requested: version });
   }
   const capabilities = meta[META.clientCapabilities];
   if (!isJsonObject(capabilities)) {
-    throw new RpcError(-32602, `Invalid params: _meta["${META.clientCapabilities}"] is required and must be an object`);
+    throw rpcError('InvalidParams', `_meta["${META.clientCapabilities}"] is required and must be an object`);
   }
   const clientInfo = meta[META.clientInfo];
   if (clientInfo !== undefined && (!isJsonObject(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string')) {
-    throw new RpcError(-32602, `Invalid params: _meta["${META.clientInfo}"] must be an object with a name and a version`);
+    throw rpcError('InvalidParams', `_meta["${META.clientInfo}"] must be an object with a name and a version`);
   }
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !isLogLevel(logLevel)) {
-    throw new RpcError(-32602, `Invalid params: _meta["${META.logLevel}"] must be a log level (debug ... emergency)`);
+    throw rpcError('InvalidParams', `_meta["${META.logLevel}"] must be a log level (debug ... emergency)`);
   }
   keyCounter += 1;
   // One literal of fixed shape (no conditional spreads): it is made for every 2026 request. Its

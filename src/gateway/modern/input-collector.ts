@@ -2,7 +2,7 @@
 // roots) as a server-to-client request. A 2026 client cannot take requests: its request answers
 // input_required instead, and the upstream's question waits here for the retry's answer.
 import type { UpstreamServerRequest } from '../../upstream/types.js';
-import { RpcError } from '../errors.js';
+import { rpcError } from '../errors.js';
 import type { InputChannel } from '../calls/in-flight.js';
 import type { InputRequest } from '../calls/input-rounds.js';
 import type { JsonObject } from '../../protocol/json.js';
@@ -89,7 +89,7 @@ export class InputCollector {
 
   /** Refuses every waiting question to its upstream (the call is abandoned). */
   abandon(reason: string): void {
-    for (const question of this.#questions.values()) question.reject(new RpcError(-32000, reason));
+    for (const question of this.#questions.values()) question.reject(rpcError('RequestCancelled', `the ${question.request.method} request`, reason));
     this.#questions.clear();
   }
 
@@ -110,7 +110,7 @@ export class InputCollector {
   #ask(request: UpstreamServerRequest): Promise<JsonObject> {
     const capability = missingCapability(request.method, this.capabilities);
     if (capability !== undefined) {
-      const refusal = new RpcError(-32601, `the client does not support ${request.method} (it did not declare the "${capability}" capability)`);
+      const refusal = rpcError('ClientLacksCapability', request.method, capability);
       // Roots are context a server fetches on its own schedule (as it starts, on roots/list_changed),
       // so on a shared connection a roots/list may land on a call that has nothing to do with it:
       // the upstream is told no, as a 2025 client without roots would tell it, and the call goes on.
@@ -132,7 +132,7 @@ export class InputCollector {
       request.signal.addEventListener(
         'abort',
         () => {
-          if (this.#questions.delete(key)) reject(new RpcError(-32000, 'cancelled by the upstream'));
+          if (this.#questions.delete(key)) reject(rpcError('RequestCancelled', `the ${request.method} request`));
         },
         { once: true },
       );

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../session/bus.js';
 import type { Logger } from '../../observe/logger.js';
-import { RpcError } from '../errors.js';
+import { rpcError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
@@ -75,7 +75,7 @@ export class ParkedCalls {
   stop(): void {
     for (const detach of this.#detach.splice(0)) detach();
     for (const [id] of this.#parked) this.#take(id)?.cancel('the gateway is shutting down');
-    for (const waiting of this.#waiting.values()) waiting.reject(new RpcError(-32603, 'the gateway is shutting down'));
+    for (const waiting of this.#waiting.values()) waiting.reject(rpcError('ShuttingDown'));
     this.#waiting.clear();
   }
 
@@ -128,7 +128,7 @@ export class ParkedCalls {
     const outcome = new Promise<WireOutcome>((resolve, reject) => {
       const noAck = setTimeout(() => {
         this.#waiting.delete(rid);
-        reject(new RpcError(-32603, 'the gateway replica that held this call is gone, and the call with it; send the request again without requestState'));
+        reject(rpcError('CallLost'));
       }, ACK_TIMEOUT_MS);
       this.#waiting.set(rid, {
         resolve: (value) => {

@@ -1,19 +1,9 @@
 // The admin API's one error shape: `{"error": {"code", "message", ...details}}`, with the HTTP
-// status that goes with the code. The status page's own refusals (401, 403) are plain text.
+// status that goes with the code (the catalogue's ADMIN_ERRORS). The status page's own refusals
+// (401, 403) are plain text.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-
-export const ADMIN_ERRORS = {
-  'bad-request': 400,
-  unauthorized: 401,
-  forbidden: 403,
-  'not-found': 404,
-  conflict: 409,
-  'unsupported-media-type': 415,
-  'invalid-config': 422,
-  'internal-error': 500,
-  unavailable: 503,
-} as const satisfies Record<string, ContentfulStatusCode>;
+import { ADMIN_ERRORS } from '../../protocol/error-catalogue.js';
 
 export type AdminErrorCode = keyof typeof ADMIN_ERRORS;
 
@@ -24,7 +14,7 @@ export function adminError(
   details: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): Response {
-  const status = ADMIN_ERRORS[code];
+  const status = ADMIN_ERRORS[code].status as ContentfulStatusCode;
   if (!c.req.path.startsWith('/api/')) {
     return c.text(`${status} ${message}\n`, status, { 'cache-control': 'no-store', ...headers });
   }

@@ -16,7 +16,7 @@ import { tooLargeRefusal } from '../middleware/body-size.js';
 import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-lookup.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
-import { TransportCode } from '../transport-errors.js';
+import { catalogueError, catalogueRefusal } from '../../protocol/error-catalogue.js';
 import { isModernMessage, serveModern } from './modern-post.js';
 import type { NodeExchange } from './node-exchange.js';
 
@@ -45,10 +45,10 @@ export class McpPost {
   async serve(exchange: NodeExchange, endpoint: string | undefined): Promise<void> {
     const { gateway, maxBodyBytes } = this.options;
     if (!acceptsJsonAndEventStream(exchange.header('accept'))) {
-      return exchange.refuse({ status: 406, code: TransportCode.BadRequest, message: 'Not Acceptable: the Accept header must list application/json and text/event-stream' });
+      return exchange.refuse(catalogueRefusal('NotAcceptable', 'application/json and text/event-stream'));
     }
     if (!isJsonContentType(exchange.header('content-type'))) {
-      return exchange.refuse({ status: 415, code: TransportCode.BadRequest, message: 'Unsupported Media Type: Content-Type must be application/json' });
+      return exchange.refuse(catalogueRefusal('UnsupportedMediaType'));
     }
     const body = await exchange.readBody(maxBodyBytes);
     if (!body.ok) {
@@ -56,12 +56,12 @@ export class McpPost {
       return exchange.refuse(tooLargeRefusal(maxBodyBytes));
     }
     const parsed = parseJsonBody(body.bytes);
-    if (!parsed.ok) return exchange.refuse({ status: 400, code: TransportCode.ParseError, message: `Parse error: ${parsed.reason}` });
+    if (!parsed.ok) return exchange.refuse(catalogueRefusal('ParseError', parsed.reason));
     if (Array.isArray(parsed.value)) return this.#batch(exchange, parsed.value, endpoint);
 
     const classified = classifyMessage(parsed.value);
     if (classified.kind === 'invalid') {
-      return exchange.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
+      return exchange.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), 400);
     }
     // A 2026 request describes itself in its envelope (or at least its headers) and has no session
     // (an Mcp-Session-Id is ignored).
@@ -105,7 +105,7 @@ export class McpPost {
     switch (classified.kind) {
       case 'request':
         if (classified.message.method === 'initialize') {
-          return errorResponse(classified.message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: initialize cannot be batched or repeated in a session' });
+          return errorResponse(classified.message.id, catalogueError('InvalidRequest', 'initialize cannot be batched or repeated in a session'));
         }
         return gateway.handleRequest({
           session,
@@ -122,20 +122,16 @@ export class McpPost {
         await gateway.handleResponse(session, classified.message);
         return undefined;
       case 'invalid':
-        return errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` });
+        return errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason));
     }
   }
 
   async #batch(exchange: NodeExchange, messages: unknown[], endpoint: string | undefined): Promise<void> {
-    if (messages.length === 0) return exchange.refuse({ status: 400, code: TransportCode.InvalidRequest, message: 'Invalid Request: an empty batch' });
+    if (messages.length === 0) return exchange.refuse(catalogueRefusal('InvalidRequest', 'an empty batch'));
     const session = await findSession(this.options.store, (name) => exchange.header(name), exchange.principal, endpoint);
     if (isRefusal(session)) return exchange.refuse(session);
     if (session.protocolVersion !== BATCH_PROTOCOL_VERSION) {
-      return exchange.refuse({
-        status: 400,
-        code: TransportCode.InvalidRequest,
-        message: `Invalid Request: JSON-RPC batches are not part of protocol version ${session.protocolVersion} (only ${BATCH_PROTOCOL_VERSION})`,
-      });
+      return exchange.refuse(catalogueRefusal('InvalidRequest', `JSON-RPC batches are not part of protocol version ${session.protocolVersion} (only ${BATCH_PROTOCOL_VERSION})`));
     }
     const responses = await Promise.all(messages.map((message) => this.#dispatch(exchange, session, classifyMessage(message))));
     const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);

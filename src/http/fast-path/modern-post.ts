@@ -10,13 +10,12 @@ import { META } from '../../gateway/modern/envelope.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
 import { metaTraceContext } from '../../protocol/trace-meta.js';
 import type { Logger } from '../../observe/logger.js';
+import { catalogueError, ERRORS, modernStatusOf } from '../../protocol/error-catalogue.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
 import { ModernReply } from '../sse/modern-reply.js';
 import { SseStream } from '../sse/sse-stream.js';
 import type { NodeExchange } from './node-exchange.js';
-
-const HEADER_MISMATCH = -32020;
 
 /**
  * Whether a POSTed request or notification belongs to the 2026 era adapter: its envelope names a
@@ -47,7 +46,7 @@ export function serveModern(exchange: NodeExchange, message: JsonRpcRequest | Js
     envelopeVersion(message.params),
   );
   const paramMismatch = mismatch ?? mirroredParamMismatch(exchange, message, endpoint, options.modern);
-  if (paramMismatch !== undefined) return exchange.json({ jsonrpc: '2.0', id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${paramMismatch}` } }, 400);
+  if (paramMismatch !== undefined) return exchange.json({ jsonrpc: '2.0', id, error: catalogueError('HeaderMismatch', paramMismatch) }, ERRORS.HeaderMismatch.status);
   // 2026 defines no client notification over HTTP (closing a stream is the cancellation).
   if (!('id' in message)) return exchange.accepted();
 
@@ -68,7 +67,7 @@ export function serveModern(exchange: NodeExchange, message: JsonRpcRequest | Js
       (error: unknown) => {
         if (isStoreUnavailable(error)) return reply.unavailable(message.id);
         options.logger.error({ err: error instanceof Error ? error.message : String(error), method: message.method }, 'a 2026 request failed');
-        reply.finish({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'Internal error' } });
+        reply.finish({ jsonrpc: '2.0', id: message.id, error: catalogueError('InternalError') });
         release?.();
       },
     );
@@ -82,15 +81,16 @@ function mirroredParamMismatch(exchange: NodeExchange, message: JsonRpcRequest |
 }
 
 /**
- * The transport's statuses: an unknown method is 404; the refusals 2026-07-28 defines (a header
- * mismatch, a missing client capability, an unsupported version), whoever raised them, and any
- * refusal before serving (a bad envelope or state) are 400; everything else is a JSON-RPC answer.
+ * The transport's statuses: an unknown method is 404 and the refusals 2026-07-28 defines (a header
+ * mismatch, a missing client capability, an unsupported version), whoever raised them, are 400 (the
+ * catalogue's modernStatus); any refusal before serving (a bad envelope or state) is 400;
+ * everything else is a JSON-RPC answer.
  */
 function statusOf({ response, refused }: ModernAnswer): 200 | 400 | 404 {
   if (!('error' in response)) return 200;
-  const { code } = response.error;
-  if (code === -32601) return 404;
-  return refused || code === -32020 || code === -32021 || code === -32022 ? 400 : 200;
+  const status = modernStatusOf(response.error.code);
+  if (status === 404) return 404;
+  return refused || status === 400 ? 400 : 200;
 }
 
 async function openListen(exchange: NodeExchange, request: JsonRpcRequest, endpoint: string | undefined, options: ModernPostOptions): Promise<void> {

@@ -19,6 +19,7 @@ import { SESSION_HEADER } from '../session-lookup.js';
 import { storeUnavailable } from '../transport-errors.js';
 import type { McpPost } from './mcp-post.js';
 import { NodeExchange } from './node-exchange.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 
 /** One MCP path: which endpoint it is (undefined: server.path) and whose tokens it takes. */
 export interface MessagePath {
@@ -59,7 +60,7 @@ export function postListener(options: PostListenerOptions, next: RequestListener
     if (isStoreUnavailable(error)) return exchange.respond(storeUnavailable.body(), storeUnavailable.status, storeUnavailable.headers);
     logger.error({ err: error, requestId: exchange.requestId }, 'unhandled error in HTTP handler');
     if (exchange.response.headersSent) exchange.response.destroy();
-    else exchange.refuse({ status: 500, code: -32603, message: 'Internal error' });
+    else exchange.refuse(catalogueRefusal('InternalError'));
   }
 
   return (request: IncomingMessage, response: ServerResponse) => {

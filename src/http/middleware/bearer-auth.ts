@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { KeysUnavailableError, TokenRejectedError, type TokenVerifier } from '../../auth/token-verifier.js';
 import type { Refusal, RequestHead } from '../request-head.js';
-import { TransportCode } from '../transport-errors.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface BearerAuthOptions {
@@ -66,25 +66,19 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
       case 'missing':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'missing-token', status: 401 }));
         return {
-          status: 401,
-          code: TransportCode.BadRequest,
-          message: 'Unauthorized: this endpoint needs a bearer token',
+          ...catalogueRefusal('Unauthorized', 'this endpoint needs a bearer token'),
           headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes }) },
         };
       case 'malformed':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: 'not a Bearer token', status: 401 }));
         return {
-          status: 401,
-          code: TransportCode.BadRequest,
-          message: 'Unauthorized: the Authorization header must be "Bearer <token>"',
+          ...catalogueRefusal('Unauthorized', 'the Authorization header must be "Bearer <token>"'),
           headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_request' }) },
         };
       case 'invalid':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: problem.detail, status: 401 }));
         return {
-          status: 401,
-          code: TransportCode.BadRequest,
-          message: `Unauthorized: ${problem.detail}`,
+          ...catalogueRefusal('Unauthorized', problem.detail),
           headers: {
             ...unread,
             'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_token', errorDescription: problem.detail }),
@@ -92,14 +86,12 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
         };
       case 'unavailable':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'keys-unavailable', status: 503 }));
-        return { status: 503, code: TransportCode.BadRequest, message: 'Service Unavailable: tokens cannot be verified right now', headers: { ...unread, 'Retry-After': '5' } };
+        return { ...catalogueRefusal('TokensUnverifiable'), headers: { ...unread, 'Retry-After': '5' } };
       case 'scope': {
         const detail = `the token lacks the scope ${problem.missing.join(', ')}`;
         report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'insufficient-scope', detail, sub: problem.sub, status: 403 }));
         return {
-          status: 403,
-          code: TransportCode.BadRequest,
-          message: `Forbidden: ${detail}`,
+          ...catalogueRefusal('Forbidden', detail),
           headers: {
             ...unread,
             // The scopes that satisfy the request: the required ones (the client keeps what it has).

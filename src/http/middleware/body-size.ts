@@ -1,13 +1,13 @@
 // Refuses a body whose declared length is over the limit before reading any of it. The connection
 // is closed with the answer: the unread body would otherwise be taken for the next request.
 import type { Refusal } from '../request-head.js';
-import { TransportCode } from '../transport-errors.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 
 export const CLOSE_CONNECTION = { Connection: 'close' };
 
 /** The answer to a body over the limit, declared (access-checks.ts) or found while reading. */
 export function tooLargeRefusal(maxBytes: number): Refusal {
-  return { status: 413, code: TransportCode.InvalidRequest, message: `Payload Too Large: the body exceeds ${maxBytes} bytes`, headers: CLOSE_CONNECTION };
+  return { ...catalogueRefusal('PayloadTooLarge', maxBytes), headers: CLOSE_CONNECTION };
 }
 
 /** Whether a Content-Length header declares more than `maxBytes` (or is not a number). */

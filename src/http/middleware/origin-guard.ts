@@ -9,7 +9,7 @@ import type { AppEnv } from '../app-env.js';
 import { accessChecks } from './access-checks.js';
 import { compileOriginPatterns, isLoopbackHost } from '../origin-patterns.js';
 import type { Refusal, RequestHead } from '../request-head.js';
-import { TransportCode } from '../transport-errors.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface OriginGuardOptions {
@@ -43,7 +43,7 @@ export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginG
         const host = hostnameOf(header);
         if (host !== undefined && !isLoopbackHost(host) && !extraHosts.has(host)) {
           report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'host', detail: host.slice(0, 100), status: 403 }));
-          return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: this gateway answers to its loopback address only', headers: unreadBodyHeaders(head) } };
+          return { refusal: { ...catalogueRefusal('Forbidden', 'this gateway answers to its loopback address only'), headers: unreadBodyHeaders(head) } };
         }
         lastAllowedHost = header;
       }
@@ -52,7 +52,7 @@ export function originCheck({ allowedOrigins, allowedHosts, onRefused }: OriginG
     if (origin === undefined) return NO_ORIGIN;
     if (!originAllowed(origin)) {
       report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'origin', detail: origin.slice(0, 200), status: 403 }));
-      return { refusal: { status: 403, code: TransportCode.BadRequest, message: 'Forbidden: the Origin is not allowed', headers: unreadBodyHeaders(head) } };
+      return { refusal: { ...catalogueRefusal('Forbidden', 'the Origin is not allowed'), headers: unreadBodyHeaders(head) } };
     }
     return { cors: { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS } };
   };

@@ -4,7 +4,7 @@
 // Run with the other access checks (access-checks.ts).
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { Refusal, RequestHead } from '../request-head.js';
-import { TransportCode } from '../transport-errors.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 import { refusalEvent, report, unreadBodyHeaders, type RefusalListener } from './refusal.js';
 
 export interface RateLimitMiddlewareOptions {
@@ -23,9 +23,7 @@ export function rateLimitCheck({ limiter, onRefused }: RateLimitMiddlewareOption
     if (decision.allowed) return undefined;
     report(onRefused, () => refusalEvent(head, { outcome: 'denied', reason: 'rate-limit', status: 429, ...(sub !== undefined && { sub }) }));
     return {
-      status: 429,
-      code: TransportCode.BadRequest,
-      message: `Too Many Requests: retry in ${decision.retryAfterSeconds} s`,
+      ...catalogueRefusal('TooManyRequests', decision.retryAfterSeconds),
       headers: { ...unreadBodyHeaders(head), 'Retry-After': String(decision.retryAfterSeconds) },
     };
   };

@@ -27,7 +27,8 @@ import { refuseWithHono } from '../request-head.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { QueuedReply } from '../sse/queued-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { catalogueError, catalogueRefusal } from '../../protocol/error-catalogue.js';
+import { transportError } from '../transport-errors.js';
 import { metaTraceContext } from '../../protocol/trace-meta.js';
 
 export interface LegacySseRouteOptions {
@@ -93,26 +94,26 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
 
   app.post(messagePath, async (c) => {
     if (!isJsonContentType(c.req.header('content-type'))) {
-      return transportError(c, 415, TransportCode.BadRequest, 'Unsupported Media Type: Content-Type must be application/json');
+      return transportError(c, catalogueRefusal('UnsupportedMediaType'));
     }
     const sessionId = c.req.query('sessionId');
     if (sessionId === undefined || sessionId === '') {
-      return transportError(c, 400, TransportCode.BadRequest, 'Bad Request: the sessionId query parameter is required');
+      return transportError(c, catalogueRefusal('SessionIdQueryRequired'));
     }
     // 2025 clients that fall back to this transport send the header they negotiated.
     const version = c.req.header('mcp-protocol-version');
     if (version !== undefined && !isSupportedProtocolVersion(version)) {
-      return transportError(c, 400, TransportCode.BadRequest, `Bad Request: unsupported MCP-Protocol-Version "${version.slice(0, 40)}"`);
+      return transportError(c, catalogueRefusal('ProtocolVersionHeaderUnsupported', version.slice(0, 40)));
     }
     const parsed = await readJson(c, options.maxBodyBytes);
     if (!parsed.ok && parsed.tooLarge) return refuseWithHono(c, tooLargeRefusal(options.maxBodyBytes));
-    if (!parsed.ok) return transportError(c, 400, TransportCode.ParseError, `Parse error: ${parsed.reason}`);
+    if (!parsed.ok) return transportError(c, catalogueRefusal('ParseError', parsed.reason));
     if (Array.isArray(parsed.value)) {
-      return transportError(c, 400, TransportCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not part of protocol version 2024-11-05');
+      return transportError(c, catalogueRefusal('InvalidRequest', 'JSON-RPC batches are not part of protocol version 2024-11-05'));
     }
     const classified = classifyMessage(parsed.value);
     if (classified.kind === 'invalid') {
-      return c.json(errorResponse(classified.id, { code: TransportCode.InvalidRequest, message: `Invalid Request: ${classified.reason}` }), 400);
+      return c.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), 400);
     }
 
     const principal = c.get('principal');
@@ -125,7 +126,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       if (!isWellFormedSessionId(sessionId)) return notFound(c);
       const { message } = classified;
       const answer = session
-        ? Promise.resolve(errorResponse(message.id, { code: TransportCode.InvalidRequest, message: 'Invalid Request: the session is already initialized' }))
+        ? Promise.resolve(errorResponse(message.id, catalogueError('InvalidRequest', 'the session is already initialized')))
         : gateway.initialize(message, principal, sessionId, undefined, c.get('trace')?.parentFor(metaTraceContext(message.params))).then((outcome) => outcome.response);
       later(answer.then((response) => events.enqueue([sessionId], response as unknown as EventMessage)), 'answer initialize');
       return accepted(c);
@@ -161,8 +162,8 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
     return accepted(c);
   });
 
-  app.all(ssePath, (c) => transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'GET' }));
-  app.all(messagePath, (c) => transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'POST' }));
+  app.all(ssePath, (c) => transportError(c, catalogueRefusal('MethodNotAllowed', c.req.method), { Allow: 'GET' }));
+  app.all(messagePath, (c) => transportError(c, catalogueRefusal('MethodNotAllowed', c.req.method), { Allow: 'POST' }));
 
   async function endSession(sessionId: string): Promise<void> {
     const session = await store.get(sessionId);
@@ -173,7 +174,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
 }
 
 function notFound(c: Context<AppEnv>): Response {
-  return transportError(c, 404, TransportCode.SessionNotFound, 'Session not found');
+  return transportError(c, catalogueRefusal('SessionNotFound'));
 }
 
 function accepted(c: Context<AppEnv>): Response {

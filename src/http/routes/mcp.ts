@@ -13,7 +13,8 @@ import type { AppEnv } from '../app-env.js';
 import { refuseWithHono } from '../request-head.js';
 import { noBody, responder } from '../responder.js';
 import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-lookup.js';
-import { TransportCode, transportError } from '../transport-errors.js';
+import { catalogueRefusal } from '../../protocol/error-catalogue.js';
+import { transportError } from '../transport-errors.js';
 import { isModernVersion } from '../../gateway/modern/versions.js';
 
 export interface McpRouteOptions {
@@ -50,7 +51,7 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
   app.get(path, async (c) => {
     if (isModernVersion(c.req.header(PROTOCOL_VERSION_HEADER))) return noSessionsIn2026(c);
     if (!acceptsEventStream(c.req.header('accept'))) {
-      return transportError(c, 406, TransportCode.BadRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+      return transportError(c, catalogueRefusal('NotAcceptable', 'text/event-stream'));
     }
     const session = await findSession(store, (name) => c.req.header(name), c.get('principal'), endpoint);
     if (isRefusal(session)) return refuseWithHono(c, session);
@@ -69,13 +70,13 @@ export function registerMcpRoutes(app: Hono<AppEnv>, options: McpRouteOptions): 
   });
 
   app.all(path, (c) =>
-    transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method}`, { Allow: 'GET, POST, DELETE' }),
+    transportError(c, catalogueRefusal('MethodNotAllowed', c.req.method), { Allow: 'GET, POST, DELETE' }),
   );
 }
 
 /** 2026-07-28 has no GET stream and no session to delete (its transport says: 405). */
 function noSessionsIn2026(c: Context<AppEnv>): Response {
-  return transportError(c, 405, TransportCode.BadRequest, `Method Not Allowed: ${c.req.method} is not part of protocol version 2026-07-28 (use subscriptions/listen)`, {
+  return transportError(c, catalogueRefusal('ModernGetNotAllowed', c.req.method), {
     Allow: 'POST',
   });
 }

@@ -7,6 +7,7 @@
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { RelatedChannel } from '../../gateway/calls/related-channel.js';
 import type { Logger } from '../../observe/logger.js';
+import { catalogueError, ERRORS } from '../../protocol/error-catalogue.js';
 import { responseBody } from '../../protocol/json-text.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
@@ -59,13 +60,13 @@ export class PostReply {
       this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a request failed');
     }
     if (this.#stream) {
-      const message = unavailable ? JSON.parse(storeUnavailable.body(id)) : { jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } };
+      const message = unavailable ? JSON.parse(storeUnavailable.body(id)) : { jsonrpc: '2.0', id, error: catalogueError('InternalError') };
       this.finish(message as JsonRpcResponse);
       return;
     }
     this.#finished = true;
     if (unavailable) this.options.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers);
-    else this.options.respond(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } }), 500, JSON_HEADERS);
+    else this.options.respond(JSON.stringify({ jsonrpc: '2.0', id, error: catalogueError('InternalError') }), ERRORS.InternalError.status, JSON_HEADERS);
   }
 
   #sendRelated(message: JsonRpcNotification | JsonRpcRequest): void {
