@@ -85,7 +85,7 @@ describe('a request without a usable token', () => {
     const response = await initializeWith({});
     expect(response.status).toBe(401);
     expect(challenge(response)).toBe(`Bearer scope="mcp", resource_metadata="${METADATA_URL}"`);
-    expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/Unauthorized/) } });
+    expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32007, message: expect.stringMatching(/Unauthorized/) } });
   });
 
   it('gets 401 when the token is only in the query string', async () => {
@@ -135,6 +135,7 @@ describe('a valid token without a required scope', () => {
   it('gets 403 with error="insufficient_scope" and the scopes it needs', async () => {
     const response = await initializeWith(bearer(await issuer.token({ scope: 'other' })));
     expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32008, message: expect.stringMatching(/^Forbidden: /) } });
     expect(challenge(response)).toMatch(/^Bearer error="insufficient_scope", error_description="[^"]*", scope="mcp", resource_metadata="/);
   });
 });

@@ -47,15 +47,16 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
   }
 
   describe('transport', () => {
-    it('answers a request without Mcp-Session-Id with 400', async () => {
+    it('answers a request without Mcp-Session-Id with 400 and -32005 (bad request)', async () => {
       const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(response.status).toBe(400);
-      expect(rpcError(response).message).toMatch(/Mcp-Session-Id/);
+      expect(rpcError(response)).toEqual({ code: -32005, message: 'Bad Request: Mcp-Session-Id header is required' });
     });
 
-    it('answers an unknown session with 404', async () => {
+    it('answers an unknown session with 404 and -32006 (session not found)', async () => {
       const unknown = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' });
       expect(unknown.status).toBe(404);
+      expect(rpcError(unknown)).toEqual({ code: -32006, message: 'Session not found' });
       const garbage = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: 'not a session id at all' });
       expect(garbage.status).toBe(404);
     });
@@ -77,6 +78,7 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
     it('refuses an unsupported MCP-Protocol-Version with 400', async () => {
       const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: { 'mcp-protocol-version': '1999-01-01' } });
       expect(response.status).toBe(400);
+      expect(rpcError(response).code).toBe(-32005);
       expect(rpcError(response).message).toMatch(/MCP-Protocol-Version/);
     });
 
@@ -111,14 +113,16 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       }
     });
 
-    it('answers a POST that does not accept both JSON and SSE with 406', async () => {
+    it('answers a POST that does not accept both JSON and SSE with 406 and -32010', async () => {
       const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: { accept: 'application/json' } });
       expect(response.status).toBe(406);
+      expect(rpcError(response).code).toBe(-32010);
     });
 
-    it('answers a POST whose Content-Type is not JSON with 415', async () => {
+    it('answers a POST whose Content-Type is not JSON with 415 and -32012', async () => {
       const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId, headers: { 'content-type': 'text/plain' } });
       expect(response.status).toBe(415);
+      expect(rpcError(response).code).toBe(-32012);
     });
 
     it('takes a JSON Content-Type in any case and with parameters', async () => {
@@ -126,10 +130,11 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       expect(response.status).toBe(200);
     });
 
-    it('answers a body over server.maxBodyBytes with 413', async () => {
+    it('answers a body over server.maxBodyBytes with 413 and -32011', async () => {
       const huge = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'x'.repeat(MAX_BODY_BYTES) } } };
       const response = await rawPost(url, huge, { sessionId });
       expect(response.status).toBe(413);
+      expect(rpcError(response).code).toBe(-32011);
     });
 
     it('answers notifications and responses with 202 and no body', async () => {
@@ -176,9 +181,10 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
       expect((await rawRequest(url, 'GET', { accept: 'text/event-stream' })).status).toBe(400);
     });
 
-    it('answers other HTTP methods with 405 and the allowed ones', async () => {
+    it('answers other HTTP methods with 405, -32009 and the allowed ones', async () => {
       const response = await rawRequest(url, 'PUT', { 'mcp-session-id': sessionId });
       expect(response.status).toBe(405);
+      expect(rpcError(response).code).toBe(-32009);
       expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
     });
   });

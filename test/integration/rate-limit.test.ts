@@ -24,7 +24,7 @@ function expectTooManyRequests(response: RawResponse): void {
   expect(retryAfter).toMatch(/^\d+$/);
   expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
   expect(Number(retryAfter)).toBeLessThanOrEqual(120);
-  expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { message: expect.stringMatching(/Too Many Requests/) } });
+  expect(response.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32013, message: expect.stringMatching(/Too Many Requests/) } });
 }
 
 describe('one gateway with the memory store', () => {

@@ -121,7 +121,7 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('requests that ne
 
   const storeUnavailable = {
     status: 503,
-    body: { jsonrpc: '2.0', error: { code: -32000, message: 'the session store is unavailable; retry', data: { reason: 'session-store-unavailable', retryAfterSeconds: 1 } } },
+    body: { jsonrpc: '2.0', error: { code: -32014, message: 'the session store is unavailable; retry', data: { reason: 'session-store-unavailable', retryAfterSeconds: 1 } } },
   };
 
   function expectRetryLater(response: { status: number; headers: Headers; body: unknown }): void {

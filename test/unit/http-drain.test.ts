@@ -38,7 +38,7 @@ describe('HttpDrain', () => {
     expect(await response.json()).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32000, message: expect.stringMatching(/shutting down and takes no new sessions/) },
+      error: { code: -32014, message: expect.stringMatching(/shutting down and takes no new sessions/) },
     });
   });
 
