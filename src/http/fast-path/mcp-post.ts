@@ -16,7 +16,7 @@ import { tooLargeRefusal } from '../middleware/body-size.js';
 import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-lookup.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
-import { catalogueError, catalogueRefusal } from '../../protocol/error-catalogue.js';
+import { catalogueError, catalogueRefusal, ERRORS } from '../../protocol/error-catalogue.js';
 import { isModernMessage, serveModern } from './modern-post.js';
 import type { NodeExchange } from './node-exchange.js';
 
@@ -61,7 +61,7 @@ export class McpPost {
 
     const classified = classifyMessage(parsed.value);
     if (classified.kind === 'invalid') {
-      return exchange.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), 400);
+      return exchange.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), ERRORS.InvalidRequest.status);
     }
     // A 2026 request describes itself in its envelope (or at least its headers) and has no session
     // (an Mcp-Session-Id is ignored).

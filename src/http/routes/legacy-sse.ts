@@ -27,7 +27,7 @@ import { refuseWithHono } from '../request-head.js';
 import type { OpenStreams } from '../sse/open-streams.js';
 import { QueuedReply } from '../sse/queued-reply.js';
 import { openStandaloneStream } from '../sse/standalone-stream.js';
-import { catalogueError, catalogueRefusal } from '../../protocol/error-catalogue.js';
+import { catalogueError, catalogueRefusal, ERRORS } from '../../protocol/error-catalogue.js';
 import { transportError } from '../transport-errors.js';
 import { metaTraceContext } from '../../protocol/trace-meta.js';
 
@@ -113,7 +113,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
     }
     const classified = classifyMessage(parsed.value);
     if (classified.kind === 'invalid') {
-      return c.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), 400);
+      return c.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), ERRORS.InvalidRequest.status);
     }
 
     const principal = c.get('principal');
