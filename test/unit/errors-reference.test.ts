@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
+// docs/reference/errors.md is checked for freshness with the other generated pages
+// (docs-generated.test.ts); here: that the page leaves no entry of the catalogue out.
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/protocol/error-catalogue.js';
-import { ERRORS_REFERENCE_PATH, renderErrorsReference } from '../../scripts/docs/errors.js';
+import { renderErrorsReference } from '../../scripts/docs/errors.js';
 
-describe('docs/reference/errors.md', () => {
-  it('is what the catalogue renders (run `npm run docs:errors` after changing an error)', () => {
-    expect(readFileSync(ERRORS_REFERENCE_PATH, 'utf8')).toBe(renderErrorsReference());
-  });
-
+describe('the errors reference', () => {
   it('lists every entry of the catalogue with its code', () => {
     const page = renderErrorsReference();
     const missing = Object.entries(ERRORS).filter(([name, { code }]) => !new RegExp(`\\| (\\*\\*)?${name}\\b[^|]*\\| ${code} \\|`).test(page));
