@@ -2,8 +2,8 @@
 // each (test/fixtures/many-tools.mjs over stdio). The merged, filtered view should be built once
 // per catalogue change, so a list with 100 upstreams should cost the gateway about what one with 1
 // does. The answers are not the same size: one upstream's list is its 50 tools, and 10 or 100
-// upstreams' first page is 100 tools (the page size), twice the bytes for the client to read,
-// which its calls/s include (verdicts.ts judges the gateway's CPU per call too). The three
+// upstreams' first page is 100 tools (the page size set here), twice the bytes for the client to
+// read, which its calls/s include (verdicts.ts judges the gateway's CPU per call too). The three
 // gateways run side by side so their rows are measured in interleaved rounds like every other
 // comparison; 100 stdio servers start on two cores once, with a bound, and the time that took is
 // reported.
@@ -19,6 +19,7 @@ import type { Target } from './targets.js';
 export const MANY_TOOLS = fileURLToPath(new URL('../test/fixtures/many-tools.mjs', import.meta.url));
 export const UPSTREAM_COUNTS = [1, 10, 100] as const;
 const TOOLS_PER_UPSTREAM = 50;
+const PAGE_SIZE = 100;
 /** 100 servers, each probed (server/discover) and then connected, on two cores. */
 const READY_TIMEOUT_MS = 120_000;
 
@@ -78,5 +79,7 @@ function configWith(count: number): object {
   for (let i = 1; i <= count; i += 1) {
     mcpServers[`s${String(i).padStart(3, '0')}`] = { command: process.execPath, args: [MANY_TOOLS], env: { TOOL_COUNT: String(TOOLS_PER_UPSTREAM) } };
   }
-  return { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, mcpServers };
+  // Pages of 100, as before lists became one page by default: 100 upstreams' whole list would be
+  // 5,000 tools, a row about the client's parsing, not comparable with the records.
+  return { server: { host: '127.0.0.1', shutdownTimeoutSeconds: 5 }, lists: { pageSize: PAGE_SIZE }, mcpServers };
 }

@@ -28,8 +28,6 @@ export interface RunningGateway {
 
 export interface GatewayDeps {
   readonly logger: Logger;
-  /** Items per page of the merged lists; tests make it small to exercise paging. */
-  readonly pageSize?: number;
   /** How soon a token with an unknown key may make the JWKS be fetched again; tests make it short. */
   readonly jwksCooldownMs?: number;
   /** Where the config came from, to reload it on change or SIGHUP; absent: no reloading. */
@@ -40,13 +38,13 @@ export interface GatewayDeps {
   readonly upstreamTransports?: SuppliedTransports;
 }
 
-export async function runGateway(config: Config, { logger, pageSize, jwksCooldownMs, reload, traceExportDelayMs, upstreamTransports }: GatewayDeps): Promise<RunningGateway> {
+export async function runGateway(config: Config, { logger, jwksCooldownMs, reload, traceExportDelayMs, upstreamTransports }: GatewayDeps): Promise<RunningGateway> {
   const startedAt = new Date();
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
   const pins = await loadPins(config);
   const live: ConfigInForce = { current: config };
-  const core = buildGatewayCore(config, live, { logger, pins, pageSize, upstreamTransports });
+  const core = buildGatewayCore(config, live, { logger, pins, upstreamTransports });
   await core.sessions.ready();
 
   const state: DrainState = { draining: false, closing: undefined };

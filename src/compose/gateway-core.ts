@@ -51,12 +51,11 @@ export interface GatewayCore {
 export interface GatewayCoreDeps {
   readonly logger: Logger;
   readonly pins: LockFile | undefined;
-  readonly pageSize: number | undefined;
   /** Transports for some stdio upstreams, in place of their children: tests' in-memory servers. */
   readonly upstreamTransports: SuppliedTransports | undefined;
 }
 
-export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, pins, pageSize, upstreamTransports }: GatewayCoreDeps): GatewayCore {
+export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, pins, upstreamTransports }: GatewayCoreDeps): GatewayCore {
   const sessions = openSessions(config, logger);
   const { store, events, bus } = sessions;
   // An upstream's 401s are counted (switchboard_upstream_auth_challenges_total); none comes before
@@ -75,7 +74,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
     isServer: (name) => Object.hasOwn(live.current.mcpServers, name) && live.current.mcpServers[name]!.enabled,
   });
   pinning.configure(config.pinning, pins);
-  const catalog = new Catalog(views.catalogServers(), config.namespace.separator, logger, pinning);
+  const catalog = new Catalog(views.catalogServers(), config.namespace, logger, pinning);
   catalog.start();
   // limits.servers: read on every forwarded request, replaced by a reload; the counts live where
   // the sessions do (Redis for many replicas), asked for only once some server has a rate.
@@ -101,7 +100,8 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
     routing: views.routing,
     store,
     logger,
-    ...(pageSize !== undefined && { pageSize }),
+    // Read per list request, so a reload changes it (config `lists.pageSize`).
+    pageSize: () => live.current.lists.pageSize,
     waitForUpstreams: (maxWaitMs) => upstreams.whenSettled(maxWaitMs),
     ...(accessPolicy && { access: accessPolicy }),
     endpoints: endpointSelections,

@@ -20,7 +20,7 @@ export function startConfigReloading(reload: ReloadSource, live: ConfigInForce, 
         live.current = next;
         const changes = await upstreams.reconcile(previous, next);
         pinning.configure(next.pinning, nextPins);
-        catalog.reconfigure(views.catalogServers(), next.namespace.separator);
+        catalog.reconfigure(views.catalogServers(), next.namespace);
         serverLimits.configure(next.limits.servers);
         return changes;
       },

@@ -59,6 +59,9 @@ export function serverViews(live: ConfigInForce, upstreams: UpstreamPool, creden
     get separator() {
       return live.current.namespace.separator;
     },
+    get maxNameLength() {
+      return live.current.namespace.maxNameLength;
+    },
     // Every enabled server in config order; a session-isolated one is ready whenever a session asks.
     // Read on every call, so it is rebuilt only when a reload changed the config or the upstreams.
     get servers() {

@@ -13,6 +13,9 @@ import { SERVER_NAME_MAX } from './server-names.js';
 import { TOOL_NAME } from './tool-renames.js';
 
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
+/** namespace.maxNameLength: its default, and its least (a rewritten name keeps some of its own characters beside its 9-character hash). */
+export const DEFAULT_MAX_NAME_LENGTH = 48;
+const MIN_NAME_LENGTH = 24;
 const PREFIX = /^[A-Za-z0-9_-]{0,32}$/;
 // server.allowedOrigins entries (src/http/origin-patterns.ts says what they match).
 const ORIGIN_PATTERN = /^(\*|https?:\/\/(\*\.)?([^/:*?#@\s]+|\[[0-9A-Fa-f:.]+\])(:(\d{1,5}|\*))?\/?)$/;
@@ -269,6 +272,25 @@ export const namespaceSection = z
       .regex(/^[A-Za-z0-9_-]{1,4}$/, 'must be 1 to 4 of A-Z a-z 0-9 _ -')
       .default('__')
       .describe('Between a server\'s prefix and an upstream name: exposed name = prefix + separator + name.'),
+    // Clients put their own key in front of a tool's name (Mastra and LangChain: a server key such
+    // as `gw_`), and function-calling APIs accept 64 characters: a gateway name of 64 is refused
+    // there. 48 leaves 16 for that key.
+    maxNameLength: lenientNumber(z.number().int().min(MIN_NAME_LENGTH).max(64))
+      .default(DEFAULT_MAX_NAME_LENGTH)
+      .describe(
+        `The longest tool or prompt name the gateway makes (${MIN_NAME_LENGTH} to 64): a longer \`prefix + separator + name\` is cut and ends in \`_\` and 8 characters of a hash of the server and upstream name, the same on every replica. The default ${DEFAULT_MAX_NAME_LENGTH} leaves 16 of the 64 characters function-calling APIs accept for the server key some clients put in front (Mastra, LangChain). A tool override's \`name\` is exposed as written.`,
+      ),
+  })
+  .strict();
+
+// A page size for the merged lists, for clients that page; without one every list is one page.
+const listsSection = z
+  .object({
+    pageSize: lenientNumber(z.number().int().positive().max(100_000))
+      .optional()
+      .describe(
+        'Items per page of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`, for clients that page. Unset: each list is one page, since some clients read only the first page (the spec lets a server choose its page size).',
+      ),
   })
   .strict();
 
@@ -488,6 +510,7 @@ export const configSchema = z
     server: serverSection.default(() => serverSection.parse({})).describe('Where and how the gateway listens.'),
     sessions: sessionsSection.default(() => sessionsSection.parse({})).describe('The session store: memory (one replica) or Redis (any number of replicas).'),
     namespace: namespaceSection.default(() => namespaceSection.parse({})).describe('How exposed tool and prompt names are built.'),
+    lists: listsSection.default({}).describe('How the merged lists are paged: one page each unless `pageSize` is set.'),
     mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}).describe(MCP_SERVERS_DESCRIPTION),
     auth: authSection
       .optional()

@@ -26,7 +26,12 @@ export interface GatewayOptions {
   readonly routing: Routing;
   readonly store: SessionStore;
   readonly logger: Logger;
-  readonly pageSize?: number;
+  /**
+   * Items in a page of tools/list, prompts/list, resources/list and resources/templates/list
+   * (config `lists.pageSize`), read on every list request so that a reload changes it; absent or
+   * undefined: the whole list in one page.
+   */
+  readonly pageSize?: () => number | undefined;
   /** How long initialize waits for upstreams still on their first connection attempt. */
   readonly startupWaitMs?: number;
   readonly waitForUpstreams?: (maxWaitMs: number) => Promise<void>;

@@ -34,7 +34,7 @@ import { admitsLogMessage } from './sessions/log-levels.js';
 import { AccessViews } from './catalogue/access.js';
 import { EndpointViews } from './catalogue/endpoint-views.js';
 import { combineObservers, type GatewayObserver } from './observer.js';
-import { DEFAULT_PAGE_SIZE } from './catalogue/pagination.js';
+import { ONE_PAGE } from './catalogue/pagination.js';
 import { progressTokenOf } from './calls/progress.js';
 import { SessionViews } from './sessions/session-views.js';
 import { SessionEnding } from './sessions/session-ending.js';
@@ -59,7 +59,6 @@ const SEARCH_HANDLERS: Readonly<Record<string, MethodHandler>> = { ...HANDLERS, 
 export class Gateway {
   readonly #subscriptions = new SubscriptionCounter();
   readonly #inFlight = new InFlightRegistry();
-  readonly #pageSize: number;
   readonly #observer: Required<GatewayObserver>;
   readonly #access: AccessViews;
   readonly #endpoints: EndpointViews;
@@ -80,7 +79,6 @@ export class Gateway {
   readonly listens: Listens;
 
   constructor(private readonly options: GatewayOptions) {
-    this.#pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.#observer = combineObservers(options.observers ?? []);
     this.#access = new AccessViews(options.access);
     this.#endpoints = new EndpointViews(options.endpoints);
@@ -407,7 +405,7 @@ export class Gateway {
       trace,
       view: this.#access.view(this.#endpoints.view(view, caller.endpoint), caller.principal),
       routing,
-      pageSize: this.#pageSize,
+      pageSize: this.options.pageSize?.() ?? ONE_PAGE,
       subscriptions: this.#subscriptions,
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),

@@ -22,6 +22,7 @@ export interface TestGateway extends RunningGateway {
 }
 
 export interface TestGatewayOptions {
+  /** `lists.pageSize`, unless the config sets it: small, to exercise paging. */
   readonly pageSize?: number;
   readonly logLevel?: string;
   /** How soon a token with an unknown key may refetch the JWKS (default jose's 30 s). */
@@ -49,6 +50,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     // Many gateways run at once: each admin listener on a free port of its own.
     admin: { port: 0, ...input.admin },
     sessions: { keyPrefix: FILE_KEY_PREFIX, ...input.sessions },
+    ...(options.pageSize !== undefined && { lists: { pageSize: options.pageSize, ...input.lists } }),
   });
   const configFile = options.reloadable ? join(mkdtempSync(join(tmpdir(), 'switchboard-config-')), 'switchboard.json') : undefined;
   const rewriteConfig = (next: ConfigInput) => {
@@ -69,7 +71,6 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
   const logger = createLogger({ level: options.logLevel ?? 'info', destination });
   const gateway = await runGateway(parsed, {
     logger,
-    ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
     ...(options.traceExportDelayMs !== undefined && { traceExportDelayMs: options.traceExportDelayMs }),
     ...(options.upstreamTransports && { upstreamTransports: options.upstreamTransports }),

@@ -5,6 +5,10 @@ import { buildCatalogView, type ServerLists } from '../../src/gateway/catalogue/
 import { RpcError } from '../../src/gateway/errors.js';
 import { filterCatalogView } from '../../src/gateway/catalogue/filter-view.js';
 import { routePrompt, routeTool, routeUri, type Routing } from '../../src/gateway/calls/routing.js';
+import { namespaceSection } from '../../src/config/schema.js';
+
+/** The config's naming defaults: separator "__", names of at most 48 characters. */
+const NAMING = namespaceSection.parse({});
 
 const lists: ServerLists[] = [
   {
@@ -25,13 +29,13 @@ const lists: ServerLists[] = [
   },
 ];
 const routing: Routing = {
-  separator: '__',
+  ...NAMING,
   servers: [
     { name: 'everything', prefix: 'everything', isReady: () => true },
     { name: 'flat', prefix: '', isReady: () => true },
   ],
 };
-const full = buildCatalogView(lists, '__');
+const full = buildCatalogView(lists, NAMING);
 const hiddenNames = new Set(['get-env', 'secret-prompt']);
 const view = filterCatalogView(
   full,

@@ -8,6 +8,10 @@ import { filterCatalogView } from '../../src/gateway/catalogue/filter-view.js';
 import { routeTool, type Routing } from '../../src/gateway/calls/routing.js';
 import { applyToolOverride, toolOverridesFrom, unmatchedOverrides, type ToolOverride } from '../../src/gateway/catalogue/tool-overrides.js';
 import { UpstreamUnavailableError } from '../../src/upstream/errors.js';
+import { namespaceSection } from '../../src/config/schema.js';
+
+/** The config's naming defaults: separator "__", names of at most 48 characters. */
+const NAMING = namespaceSection.parse({});
 
 const everything: ServerLists = {
   server: 'everything',
@@ -27,11 +31,11 @@ const overrides = (byServer: Record<string, Record<string, ToolOverride>>) =>
   new Map(Object.entries(byServer).map(([server, record]) => [server, toolOverridesFrom(record)!]));
 
 const names = (lists: readonly ServerLists[], byServer: Record<string, Record<string, ToolOverride>>) =>
-  buildCatalogView(lists, '__', overrides(byServer)).tools.map((tool) => tool.item.name);
+  buildCatalogView(lists, NAMING, overrides(byServer)).tools.map((tool) => tool.item.name);
 
 describe('applying tool overrides', () => {
   it('exposes a renamed tool under exactly the configured name, keeping the upstream name for routing', () => {
-    const view = buildCatalogView([everything], '__', overrides({ everything: { echo: { name: 'say_back' } } }));
+    const view = buildCatalogView([everything], NAMING, overrides({ everything: { echo: { name: 'say_back' } } }));
     expect(view.tools.map((tool) => tool.item.name)).toEqual(['say_back', 'everything__get-env', 'everything__add']);
     expect(view.toolsByName.get('say_back')).toMatchObject({ server: 'everything', name: 'echo' });
     expect(view.toolsByName.has('everything__echo')).toBe(false);
@@ -40,7 +44,7 @@ describe('applying tool overrides', () => {
   it('replaces title and description and lays annotations over the upstream\'s, key by key', () => {
     const view = buildCatalogView(
       [everything],
-      '__',
+      NAMING,
       overrides({ everything: { echo: { title: 'Echo', description: 'Says it back', annotations: { readOnlyHint: true, title: 'Echo it' } } } }),
     );
     expect(view.toolsByName.get('everything__echo')?.item).toEqual({
@@ -59,14 +63,14 @@ describe('applying tool overrides', () => {
   });
 
   it('leaves out a hidden tool from the list and from the lookups', () => {
-    const view = buildCatalogView([everything], '__', overrides({ everything: { 'get-env': { hidden: true, name: 'env' } } }));
+    const view = buildCatalogView([everything], NAMING, overrides({ everything: { 'get-env': { hidden: true, name: 'env' } } }));
     expect(view.tools.map((tool) => tool.item.name)).toEqual(['everything__echo', 'everything__add']);
     expect(view.toolsByName.has('everything__get-env')).toBe(false);
     expect(view.toolsByName.has('env')).toBe(false);
   });
 
   it('touches only tools: a prompt of the same name keeps its own', () => {
-    const view = buildCatalogView([everything], '__', overrides({ everything: { echo: { name: 'say_back', hidden: false } } }));
+    const view = buildCatalogView([everything], NAMING, overrides({ everything: { echo: { name: 'say_back', hidden: false } } }));
     expect(view.prompts.map((prompt) => prompt.item.name)).toEqual(['everything__echo']);
   });
 
@@ -108,20 +112,20 @@ describe('applying tool overrides', () => {
 
   it('keeps policy on the upstream\'s own name: a deny of everything/echo hides the renamed tool', () => {
     const view = filterCatalogView(
-      buildCatalogView([everything], '__', overrides({ everything: { echo: { name: 'say_back' } } })),
+      buildCatalogView([everything], NAMING, overrides({ everything: { echo: { name: 'say_back' } } })),
       (_server, name) => name !== 'echo',
     );
     expect(view.tools.map((tool) => tool.item.name)).toEqual(['everything__get-env', 'everything__add']);
-    const routing: Routing = { separator: '__', servers: [{ name: 'everything', prefix: 'everything', isReady: () => true }] };
+    const routing: Routing = { ...NAMING, servers: [{ name: 'everything', prefix: 'everything', isReady: () => true }] };
     expect(() => routeTool(view, routing, 'say_back')).toThrow(RpcError);
   });
 
   it('names the server of a renamed tool whose upstream is down', () => {
     const routing: Routing = {
-      separator: '__',
+      ...NAMING,
       servers: [{ name: 'everything', prefix: 'everything', tools: toolOverridesFrom({ echo: { name: 'say_back' } }), isReady: () => false }],
     };
-    const empty = buildCatalogView([], '__');
+    const empty = buildCatalogView([], NAMING);
     expect(() => routeTool(empty, routing, 'say_back')).toThrow(UpstreamUnavailableError);
     expect(() => routeTool(empty, routing, 'unrelated')).toThrow(RpcError);
   });
@@ -131,7 +135,7 @@ describe('applying tool overrides', () => {
   });
 
   it('builds the same view as before when there are no overrides', () => {
-    expect(buildCatalogView([everything, flat], '__', overrides({}))).toEqual(buildCatalogView([everything, flat], '__'));
+    expect(buildCatalogView([everything, flat], NAMING, overrides({}))).toEqual(buildCatalogView([everything, flat], NAMING));
     expect(toolOverridesFrom({})).toBeUndefined();
   });
 });

@@ -23,6 +23,8 @@ export interface Routing {
   /** Configured, enabled servers in config order. */
   readonly servers: readonly ConfiguredServer[];
   readonly separator: string;
+  /** namespace.maxNameLength: with the separator, how a session's own view names its items (catalogue/namespace.ts). */
+  readonly maxNameLength: number;
 }
 
 export interface UpstreamTarget {

@@ -2,7 +2,7 @@
 // exposed names, in a deterministic order (config order, then each upstream's own order), with the
 // lookups that route a call back to its upstream. Built by a pure function from the lists.
 import type { JsonObject } from '../../protocol/json.js';
-import { assignExposedNames, exposeUri } from './namespace.js';
+import { assignExposedNames, exposeUri, type Naming } from './namespace.js';
 import type { ToolGate, WithheldTool } from './tool-gate.js';
 import { applyToolOverride, NO_OVERRIDES, type ToolOverridesByServer } from './tool-overrides.js';
 import { templateMatcher } from './uri-template.js';
@@ -66,13 +66,13 @@ export interface CatalogView {
  */
 export function buildCatalogView(
   lists: readonly ServerLists[],
-  separator: string,
+  naming: Naming,
   toolOverrides: ToolOverridesByServer = NO_OVERRIDES,
   gate?: ToolGate,
 ): CatalogView {
   const withheldTools = new Map<string, WithheldTool>();
-  const tools = exposeNamed(lists, 'tools', separator, toolOverrides, gate, withheldTools);
-  const prompts = exposeNamed(lists, 'prompts', separator, NO_OVERRIDES);
+  const tools = exposeNamed(lists, 'tools', naming, toolOverrides, gate, withheldTools);
+  const prompts = exposeNamed(lists, 'prompts', naming, NO_OVERRIDES);
   const resources: ExposedResource[] = [];
   const resourceTemplates: ExposedTemplate[] = [];
   const unprefixedResources = new Map<string, string>();
@@ -119,7 +119,7 @@ export function serverItemKey(server: string, name: string): string {
 function exposeNamed(
   lists: readonly ServerLists[],
   kind: 'tools' | 'prompts',
-  separator: string,
+  naming: Naming,
   overrides: ToolOverridesByServer,
   gate?: ToolGate,
   withheldTools?: Map<string, WithheldTool>,
@@ -139,7 +139,7 @@ function exposeNamed(
   });
   // A withheld tool keeps its place in the naming, so no other tool's name moves when it is
   // withheld or comes back; only the listing leaves it out.
-  const names = assignExposedNames(entries, separator, kind === 'tools' ? 'tool' : 'prompt');
+  const names = assignExposedNames(entries, naming, kind === 'tools' ? 'tool' : 'prompt');
   return entries.flatMap((entry, index) => {
     const exposed = names[index]!;
     if (entry.withheld === undefined) return [{ server: entry.server, name: entry.name, item: { ...entry.item, name: exposed } }];

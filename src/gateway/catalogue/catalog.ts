@@ -7,6 +7,7 @@ import type { Upstream, UpstreamNotification } from '../../upstream/types.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import type { JsonObject } from '../../protocol/json.js';
 import { fetchAllPages } from './list-pages.js';
+import type { Naming } from './namespace.js';
 import type { ToolGate } from './tool-gate.js';
 import { unmatchedOverrides, type ToolOverrides } from './tool-overrides.js';
 
@@ -55,27 +56,27 @@ export class Catalog {
   /** Overrides already reported as naming a tool their upstream does not list (server, name). */
   readonly #unmatchedReported = new Set<string>();
   #servers: readonly CatalogServer[];
-  #separator: string;
+  #naming: Naming;
   #started = false;
 
   constructor(
     servers: readonly CatalogServer[],
-    separator: string,
+    naming: Naming,
     private readonly logger: Logger,
     /** Withholds tools (pinned definitions); it reads its own settings, so a reload that changes them calls reconfigure. */
     readonly gate?: ToolGate,
   ) {
     this.#servers = servers;
-    this.#separator = separator;
-    this.#view = buildCatalogView([], separator);
+    this.#naming = naming;
+    this.#view = buildCatalogView([], naming);
   }
 
   private get servers(): readonly CatalogServer[] {
     return this.#servers;
   }
 
-  private get separator(): string {
-    return this.#separator;
+  private get naming(): Naming {
+    return this.#naming;
   }
 
   start(): void {
@@ -90,11 +91,11 @@ export class Catalog {
   }
 
   /**
-   * A reload changed the servers (or their prefixes, tool overrides, the separator, or what the
+   * A reload changed the servers (or their prefixes, tool overrides, the naming, or what the
    * gate withholds): servers that left are dropped, new ones are listed, and the merged view is
    * rebuilt from the lists already fetched, which announces any change.
    */
-  reconfigure(servers: readonly CatalogServer[], separator: string): void {
+  reconfigure(servers: readonly CatalogServer[], naming: Naming): void {
     const kept = new Set(servers.map((server) => server.upstream));
     for (const [upstream, detach] of this.#detach) {
       if (kept.has(upstream)) continue;
@@ -104,7 +105,7 @@ export class Catalog {
       this.gate?.observe(upstream.name, undefined);
     }
     this.#servers = servers;
-    this.#separator = separator;
+    this.#naming = naming;
     for (const server of servers) {
       const lists = this.#lists.get(server.upstream.name);
       if (lists && lists.prefix !== server.prefix) this.#lists.set(server.upstream.name, { ...lists, prefix: server.prefix });
@@ -235,7 +236,7 @@ export class Catalog {
     const before = this.#view;
     const toolOverrides = new Map(this.servers.flatMap(({ upstream, tools }) => (tools ? [[upstream.name, tools] as const] : [])));
     for (const { upstream } of this.servers) this.gate?.observe(upstream.name, this.#lists.get(upstream.name)?.tools);
-    this.#view = buildCatalogView(ordered, this.separator, toolOverrides, this.gate);
+    this.#view = buildCatalogView(ordered, this.naming, toolOverrides, this.gate);
     this.#reportUnmatched(ordered, toolOverrides);
     const changed = changedKinds(before, this.#view);
     if (changed.length === 0) return;

@@ -5,10 +5,19 @@ import { serverSlug } from '../../config/server-names.js';
 
 /** The strictest rule common LLM APIs apply to function names; every exposed tool name fits it. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const TOOL_NAME_MAX = 64;
 const HASH_CHARS = 8;
 
 export type NameRule = 'tool' | 'prompt';
+
+/** How names are made: config `namespace`. */
+export interface Naming {
+  readonly separator: string;
+  /**
+   * The longest name the gateway makes (namespace.maxNameLength), in characters: a longer one is
+   * rewritten. Names the config gives (`exposedAs`) are exposed as written.
+   */
+  readonly maxNameLength: number;
+}
 
 export interface NamingInput {
   readonly server: string;
@@ -25,14 +34,16 @@ export interface NamingInput {
  * each upstream's order), so the same inputs always give the same names.
  *
  * A name that is already valid keeps `{prefix}{separator}{name}`; names are handed out in two
- * passes so that a rewritten name (invalid characters, too long, or a duplicate) can never take a
- * natural one, whatever the order. A rewritten name is the natural one with invalid characters
- * replaced by "_", cut to fit, and a hash of (server, name) appended, so it stays unique and
- * stable across restarts and replicas. Names the config gives (`exposedAs`) go before both: the
- * config asked for them by name, and it cannot give one name twice (config/tool-renames.ts).
+ * passes so that a rewritten name (invalid characters, longer than `maxNameLength`, or a duplicate)
+ * can never take a natural one, whatever the order. A rewritten name is the natural one with
+ * invalid characters replaced by "_", cut to fit, and a hash of (server, name) appended, so it
+ * stays unique and stable across restarts and replicas: it depends on the config and the upstream
+ * lists alone. Names the config gives (`exposedAs`) go before both: the config asked for them by
+ * name, and it cannot give one name twice (config/tool-renames.ts).
  */
-export function assignExposedNames(items: readonly NamingInput[], separator: string, rule: NameRule): string[] {
+export function assignExposedNames(items: readonly NamingInput[], { separator, maxNameLength }: Naming, rule: NameRule): string[] {
   const natural = items.map((item) => (item.prefix === '' ? item.name : `${item.prefix}${separator}${item.name}`));
+  const fits = (name: string) => isValidName(name, rule) && characters(name) <= maxNameLength;
   const exposed = new Array<string | undefined>(items.length);
   const taken = new Set<string>();
 
@@ -43,14 +54,14 @@ export function assignExposedNames(items: readonly NamingInput[], separator: str
     }
   });
   natural.forEach((name, index) => {
-    if (exposed[index] === undefined && isValidName(name, rule) && !taken.has(name)) {
+    if (exposed[index] === undefined && fits(name) && !taken.has(name)) {
       exposed[index] = name;
       taken.add(name);
     }
   });
   items.forEach((item, index) => {
     if (exposed[index] !== undefined) return;
-    const name = rewrittenName(item, natural[index] ?? '', rule, taken);
+    const name = rewrittenName(item, natural[index] ?? '', rule, maxNameLength, taken);
     exposed[index] = name;
     taken.add(name);
   });
@@ -61,13 +72,22 @@ function isValidName(name: string, rule: NameRule): boolean {
   return rule === 'tool' ? TOOL_NAME_PATTERN.test(name) : name.length > 0;
 }
 
-function rewrittenName(item: NamingInput, natural: string, rule: NameRule, taken: ReadonlySet<string>): string {
+/** A prompt's name may be any text: counted in code points, so a cut never splits a character. */
+function characters(name: string): number {
+  let count = 0;
+  for (const _ of name) count += 1;
+  return count;
+}
+
+function rewrittenName(item: NamingInput, natural: string, rule: NameRule, maxNameLength: number, taken: ReadonlySet<string>): string {
   const digest = createHash('sha256').update(`${item.server}\u0000${item.name}`).digest('hex');
-  // A longer slice of the digest on the (astronomically rare) clash keeps the result unique.
-  for (let hashLength = HASH_CHARS; hashLength <= digest.length; hashLength += 4) {
+  const cleaned = rule === 'tool' ? natural.replace(/[^A-Za-z0-9_-]/g, '_') : natural;
+  // On a clash (two names cut to the same start whose hashes begin alike: astronomically rare), a
+  // longer slice of the digest, with the base cut shorter to make room; the names are handed out
+  // in the same order on every replica, so the same one gets the longer slice everywhere.
+  for (let hashLength = HASH_CHARS; hashLength < maxNameLength; hashLength += 4) {
     const suffix = `_${digest.slice(0, hashLength)}`;
-    const base = rule === 'tool' ? natural.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, TOOL_NAME_MAX - suffix.length) : natural;
-    const candidate = `${base}${suffix}`;
+    const candidate = `${[...cleaned].slice(0, maxNameLength - suffix.length).join('')}${suffix}`;
     if (!taken.has(candidate)) return candidate;
   }
   throw new Error(`cannot find a unique name for ${item.server}/${item.name}`);

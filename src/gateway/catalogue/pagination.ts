@@ -3,7 +3,13 @@
 // has been sent list_changed and will fetch it again.
 import { rpcErrors } from '../errors.js';
 
-export const DEFAULT_PAGE_SIZE = 100;
+/**
+ * The page size without `lists.pageSize`: every list in one page. The spec lets a server choose
+ * its page size, and clients that read only the first page (mcp-use, MCPJam, LangChain's resource
+ * loader, the Inspector CLI) silently miss the rest of an aggregated list, which is where lists pass
+ * a hundred items.
+ */
+export const ONE_PAGE = Number.POSITIVE_INFINITY;
 
 export interface Page<T> {
   readonly items: readonly T[];

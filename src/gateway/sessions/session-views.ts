@@ -31,7 +31,7 @@ export class SessionViews {
     // A reload that changes overrides or pins also rebuilds the shared view, so the cache above misses then.
     const gate = this.catalog.gate;
     for (const { server, tools } of own) gate?.observe(server, tools);
-    const view = buildCatalogView(lists, this.routing.separator, toolOverridesOf(this.routing), gate);
+    const view = buildCatalogView(lists, this.routing, toolOverridesOf(this.routing), gate);
     if (this.#views.size > MAX_CACHED_SESSION_VIEWS) this.#views.clear();
     this.#views.set(session.id, { shared, own, view });
     return view;
