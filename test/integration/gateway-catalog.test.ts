@@ -18,7 +18,8 @@ import {
   type StdioUpstream,
 } from '../support/upstreams.js';
 
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+// What a function-calling API accepts, within namespace.maxNameLength (48 by default).
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,48}$/;
 const SILENT_TIMEOUT_MS = 1_000;
 
 /** Arguments for server-everything's tools that a schema cannot guess (no network, short waits). */
