@@ -278,7 +278,7 @@ export const namespaceSection = z
     maxNameLength: lenientNumber(z.number().int().min(MIN_NAME_LENGTH).max(64))
       .default(DEFAULT_MAX_NAME_LENGTH)
       .describe(
-        `The longest tool or prompt name the gateway makes (${MIN_NAME_LENGTH} to 64): a longer \`prefix + separator + name\` is cut and ends in \`_\` and 8 characters of a hash of the server and upstream name, the same on every replica. The default ${DEFAULT_MAX_NAME_LENGTH} leaves 16 of the 64 characters function-calling APIs accept for the server key some clients put in front (Mastra, LangChain). A tool override's \`name\` is exposed as written.`,
+        `The longest tool or prompt name the gateway makes: a longer \`prefix + separator + name\` is cut and ends in \`_\` and 8 characters of a hash of the server and upstream name, the same on every replica. The default ${DEFAULT_MAX_NAME_LENGTH} leaves 16 of the 64 characters function-calling APIs accept for the server key some clients put in front (Mastra, LangChain). A tool override's \`name\` is exposed as written.`,
       ),
   })
   .strict();
