@@ -133,3 +133,20 @@ describe('with lists.pageSize', () => {
     expect(new Set(names).size).toBe(TOOLS);
   });
 });
+
+describe('a reload that sets lists.pageSize', () => {
+  let gateway: TestGateway;
+  const manyOnly: ConfigInput = { mcpServers: { many: config().mcpServers!.many! } };
+
+  beforeAll(async () => {
+    gateway = await startGateway(manyOnly, { reloadable: true });
+  }, 60_000);
+  afterAll(async () => gateway?.close());
+
+  it('pages the lists from then on, without a restart', async () => {
+    expect((await legacyPage(gateway.url, 'tools/list')).tools).toHaveLength(MANY);
+    gateway.rewriteConfig({ ...manyOnly, lists: { pageSize: PAGE_SIZE } });
+    await expect.poll(async () => ((await legacyPage(gateway.url, 'tools/list')).tools as unknown[]).length, { timeout: 15_000 }).toBe(PAGE_SIZE);
+    expect(await modernPage(gateway.url, 'tools/list')).toMatchObject({ nextCursor: expect.any(String) });
+  });
+});
