@@ -1,7 +1,7 @@
 // The one definition of what `update` does to a record, shared by both stores so they cannot drift.
 import type { SessionPatch, SessionRecord } from './store.js';
 
-const PATCHABLE_FIELDS = ['logLevel', 'subscriptions', 'upstreamSessions'] as const satisfies readonly (keyof SessionPatch)[];
+const PATCHABLE_FIELDS = ['logLevel', 'subscriptions', 'upstreamSessions', 'used'] as const satisfies readonly (keyof SessionPatch)[];
 
 /**
  * Returns `record` with each patch field replaced wholesale, except `upstreamSessions`, which is

@@ -17,7 +17,7 @@
 import { TransientMap } from '../support/transient-map.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { SessionChangeFeed } from './session-changes.js';
-import type { SessionPatch, SessionRecord, SessionStore } from './store.js';
+import type { SessionCreateOptions, SessionPatch, SessionRecord, SessionStore } from './store.js';
 
 export interface CachingSessionStoreOptions {
   /** How long a copy is served without asking the store; at most a quarter of the idle timeout. */
@@ -72,10 +72,14 @@ export class CachingSessionStore implements SessionStore {
     return this.inner.kind;
   }
 
-  async create(record: SessionRecord): Promise<void> {
-    await this.inner.create(record);
+  async create(record: SessionRecord, options?: SessionCreateOptions): Promise<readonly SessionRecord[]> {
+    const evicted = await this.inner.create(record, options);
     // Its next request most likely comes here; a private frozen copy, as the caller keeps the original.
     this.#keep(deepFreeze(structuredClone(record)));
+    // The principal's cap deleted these: no replica may serve them from a copy any more.
+    for (const gone of evicted) this.#forget(gone.id);
+    await Promise.all(evicted.map((gone) => this.feed.announce(gone.id)));
+    return evicted;
   }
 
   get(id: string): Promise<SessionRecord | undefined> {

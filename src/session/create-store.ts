@@ -11,6 +11,8 @@ export interface SessionStoreConfig {
   /** Where Redis is (a URL, or a Sentinel group): redis-target.ts, redisTargetOf. */
   redis?: RedisTarget;
   idleTimeoutSeconds: number;
+  /** The idle timeout of a session that has made no request yet (store.ts, `used`). */
+  unusedIdleTimeoutSeconds?: number;
   /** Prefix of every Redis key and channel; default "switchboard:". */
   keyPrefix?: string;
 }
@@ -26,10 +28,11 @@ export function redisOf({ store, redis, redisUrl }: SessionStoreConfig): RedisTa
 }
 
 export function createSessionStore(config: SessionStoreConfig, { logger }: SessionStoreDeps = {}): SessionStore {
-  const { store, idleTimeoutSeconds, keyPrefix } = config;
-  if (store === 'memory') return new MemorySessionStore({ idleTimeoutSeconds });
+  const { store, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix } = config;
+  const idle = { idleTimeoutSeconds, ...(unusedIdleTimeoutSeconds !== undefined && { unusedIdleTimeoutSeconds }) };
+  if (store === 'memory') return new MemorySessionStore(idle);
   const redis = redisOf(config);
   // The config schema should already refuse this; a clear message here costs nothing if it does not.
   if (!redis) throw new Error('sessions.store is redis but sessions.redisUrl (or REDIS_URL) is not set');
-  return new RedisSessionStore({ redis, idleTimeoutSeconds, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
+  return new RedisSessionStore({ redis, ...idle, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
 }

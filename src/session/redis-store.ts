@@ -2,7 +2,11 @@
 //
 // Layout (keyPrefix defaults to "switchboard:"):
 //   {prefix}session:{id}  string, the SessionRecord as JSON, EX = idle timeout (slid by get and update)
-//   {prefix}sessions      sorted set, id -> expiry epoch seconds: the index that count() reads
+//   {prefix}sessions      sorted set, id -> expiry epoch milliseconds: the index that count() reads
+//   {prefix}unused:{id}   string, exists until the session's first patch (EX = the unused idle timeout)
+//   {prefix}principal-sessions:{sha256 of sub}
+//                         sorted set of a principal's session ids, for the cap on live sessions
+//                         (liveness and age come from the index; EX = idle timeout, renewed by create)
 //
 // Why an index rather than SCAN for count(): get runs on every request and already is a script
 // (GETEX + ZADD, one round trip, atomic), so keeping the index costs one O(log n) ZADD inside a call
@@ -13,6 +17,7 @@
 // only 14 significant digits, which would corrupt client capabilities it does not understand. The
 // merge stays in TypeScript (applySessionPatch, shared with the memory store) and Lua only swaps the
 // JSON if nobody changed it since it was read; a loser merges again onto the winner's record.
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { closeRedis, messageOf, openRedis, refuseCluster, storeCommand, whenConnected } from './redis-connection.js';
 import type { Logger } from '../observe/logger.js';
@@ -20,7 +25,7 @@ import { applySessionPatch } from './apply-patch.js';
 import { assertIdleTimeout } from './idle-timeout.js';
 import { countSessions, createSession, deleteSession, getSession, replaceSession } from './redis-scripts.js';
 import { describeRedis, type RedisTarget } from './redis-target.js';
-import type { SessionPatch, SessionRecord, SessionStore, SessionStoreOptions } from './store.js';
+import type { SessionCreateOptions, SessionPatch, SessionRecord, SessionStore, SessionStoreOptions } from './store.js';
 
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
   /** A redis:// or rediss:// URL, or a Sentinel group (redis-target.ts). */
@@ -45,13 +50,16 @@ export class RedisSessionStore implements SessionStore {
   readonly #target: RedisTarget;
   readonly #describedUrl: string;
   readonly #idleTimeoutSeconds: number;
+  readonly #unusedIdleTimeoutSeconds: number;
   readonly #keyPrefix: string;
   readonly #indexKey: string;
   /** Why the last (re)connect failed: says more than "Reached the max retries per request limit". */
   #connectionProblem: string | undefined;
 
-  constructor({ redis, idleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
+  constructor({ redis, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
     assertIdleTimeout(idleTimeoutSeconds);
+    if (unusedIdleTimeoutSeconds !== undefined) assertIdleTimeout(unusedIdleTimeoutSeconds);
+    this.#unusedIdleTimeoutSeconds = Math.min(unusedIdleTimeoutSeconds ?? idleTimeoutSeconds, idleTimeoutSeconds);
     this.#target = redis;
     this.#describedUrl = describeRedis(redis);
     this.#idleTimeoutSeconds = idleTimeoutSeconds;
@@ -61,14 +69,25 @@ export class RedisSessionStore implements SessionStore {
     this.#reportConnectionChanges(logger);
   }
 
-  async create(record: SessionRecord): Promise<void> {
-    await this.#run('create', () =>
-      createSession.run(this.#redis, this.#keys(record.id), [JSON.stringify(record), this.#idleTimeoutSeconds, record.id]),
+  async create(record: SessionRecord, { principalCap }: SessionCreateOptions = {}): Promise<readonly SessionRecord[]> {
+    const cap = record.principal !== undefined && principalCap !== undefined ? principalCap : 0;
+    const unused = record.used === true || this.#unusedIdleTimeoutSeconds === this.#idleTimeoutSeconds ? 0 : this.#unusedIdleTimeoutSeconds;
+    const evicted = await this.#run('create', () =>
+      createSession.run(this.#redis, [...this.#keys(record.id), this.#principalKey(record.principal)], [
+        JSON.stringify(record),
+        this.#idleTimeoutSeconds,
+        record.id,
+        unused,
+        cap,
+        this.#sessionKey(''),
+        this.#unusedKey(''),
+      ]),
     );
+    return Array.isArray(evicted) ? evicted.filter((json): json is string => typeof json === 'string').map(parseRecord) : [];
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
-    const json = await this.#run('get', () => getSession.run(this.#redis, this.#keys(id), [this.#idleTimeoutSeconds, id]));
+    const json = await this.#run('get', () => getSession.run(this.#redis, this.#keys(id), [this.#idleTimeoutSeconds, id, this.#unusedIdleTimeoutSeconds]));
     return typeof json === 'string' ? parseRecord(json) : undefined;
   }
 
@@ -143,8 +162,17 @@ export class RedisSessionStore implements SessionStore {
     return `${this.#keyPrefix}session:${id}`;
   }
 
+  #unusedKey(id: string): string {
+    return `${this.#keyPrefix}unused:${id}`;
+  }
+
+  /** A digest, so any `sub` makes a short key. */
+  #principalKey(principal: string | undefined): string {
+    return `${this.#keyPrefix}principal-sessions:${createHash('sha256').update(principal ?? '').digest('base64url')}`;
+  }
+
   #keys(id: string): string[] {
-    return [this.#sessionKey(id), this.#indexKey];
+    return [this.#sessionKey(id), this.#indexKey, this.#unusedKey(id)];
   }
 
   #explain(error: unknown): string {

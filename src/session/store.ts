@@ -30,22 +30,45 @@ export interface SessionRecord {
    * The session exists only there: on any other endpoint its id is unknown (404).
    */
   readonly endpoint?: string;
+  /**
+   * The session made a request after initialize. Until it does, a store given
+   * `unusedIdleTimeoutSeconds` expires it after that (shorter) idle time: a client that
+   * initializes and walks away costs minutes, not the whole idle timeout.
+   */
+  readonly used?: boolean;
 }
 
 /** The fields a running session may change; upstreamSessions is merged key by key (apply-patch.ts). */
-export type SessionPatch = Partial<Pick<SessionRecord, 'logLevel' | 'subscriptions' | 'upstreamSessions'>>;
+export type SessionPatch = Partial<Pick<SessionRecord, 'logLevel' | 'subscriptions' | 'upstreamSessions' | 'used'>>;
+
+export interface SessionCreateOptions {
+  /**
+   * At most this many live sessions of the record's principal, the new one included: the least
+   * recently used of the others are deleted to make room, in the same atomic step (so replicas
+   * creating sessions of one principal at once agree). Absent, or a record without a principal:
+   * no cap.
+   */
+  readonly principalCap?: number;
+}
 
 export interface SessionStore {
   /** Which implementation this is, for logs and readyz. */
   readonly kind: 'memory' | 'redis';
-  /** Stores a new session; it expires after the idle timeout unless touched. */
-  create(record: SessionRecord): Promise<void>;
+  /**
+   * Stores a new session; it expires after the idle timeout unless touched (the shorter
+   * `unusedIdleTimeoutSeconds` until a patch marks it used). Returns the sessions the principal's
+   * cap deleted to make room (their records as they were), for the caller to end.
+   */
+  create(record: SessionRecord, options?: SessionCreateOptions): Promise<readonly SessionRecord[]>;
   /**
    * Loads a session and slides its idle timeout, in one round trip. Undefined when the session is
    * unknown, expired or deleted.
    */
   get(id: string): Promise<SessionRecord | undefined>;
-  /** Applies a patch; returns the new record, or undefined when the session is gone. */
+  /**
+   * Applies a patch; returns the new record, or undefined when the session is gone. Every patch
+   * comes from a request of the session, so from here on the full idle timeout applies.
+   */
   update(id: string, patch: SessionPatch): Promise<SessionRecord | undefined>;
   /** Deletes a session; true when it existed. */
   delete(id: string): Promise<boolean>;
@@ -62,4 +85,6 @@ export interface SessionStore {
 
 export interface SessionStoreOptions {
   idleTimeoutSeconds: number;
+  /** The idle timeout of a session not yet marked `used`; absent, or not shorter: the same as idleTimeoutSeconds. */
+  unusedIdleTimeoutSeconds?: number;
 }

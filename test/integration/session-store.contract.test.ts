@@ -18,7 +18,7 @@ import { deleteKeysWithPrefix, redisUrl, uniqueKeyPrefix } from '../support/redi
 /** A fresh deployment per test: nothing carries over between tests. */
 interface Deployment {
   /** Opens another replica of this deployment; all of them see the same sessions. */
-  openReplica(options: { idleTimeoutSeconds: number }): SessionStore;
+  openReplica(options: { idleTimeoutSeconds: number; unusedIdleTimeoutSeconds?: number }): SessionStore;
   /** Lets `ms` pass as the stores see it. */
   elapse(ms: number): Promise<void>;
   /**
@@ -120,6 +120,49 @@ function sessionStoreContract(kind: string, newDeployment: () => Deployment): vo
       expect(await store.get(record.id)).toBeDefined();
     });
 
+    it('a session with no patch since create expires after the unused idle timeout, and its first patch gives it the full one', async () => {
+      const store = deployment.openReplica({ idleTimeoutSeconds: 60, unusedIdleTimeoutSeconds: 1 });
+      const [walkedAway, used, madeUsed] = [aSession(), aSession(), aSession({ used: true })];
+      await Promise.all([store.create(walkedAway), store.create(used), store.create(madeUsed)]);
+      expect(await store.update(used.id, { used: true })).toEqual({ ...used, used: true });
+      // A read is not a request: it slides the session by the short timeout only.
+      expect(await store.get(walkedAway.id)).toBeDefined();
+      await deployment.elapse(1_500);
+      expect(await store.get(walkedAway.id)).toBeUndefined();
+      expect(await store.get(used.id)).toEqual({ ...used, used: true });
+      expect(await store.get(madeUsed.id)).toEqual(madeUsed);
+      expect(await store.count()).toBe(2);
+    });
+
+    it("create under a principal cap deletes that principal's sessions nearest expiry, returns them, and leaves others alone", async () => {
+      const [first, second] = [open(), open()];
+      const [a1, a2, a3, b1] = [aSession(), aSession(), aSession(), aSession({ principal: 'bob' })];
+      expect(await first.create(a1, { principalCap: 2 })).toEqual([]);
+      await deployment.elapse(20);
+      expect(await second.create(a2, { principalCap: 2 })).toEqual([]);
+      await first.create(b1, { principalCap: 2 });
+      await deployment.elapse(20);
+      // a1 is used again: a2 is now the one nearest its expiry.
+      expect(await second.get(a1.id)).toBeDefined();
+      expect(await first.create(a3, { principalCap: 2 })).toEqual([a2]);
+      await settle();
+      expect(await second.get(a2.id)).toBeUndefined();
+      expect(await first.get(a2.id)).toBeUndefined();
+      expect(await Promise.all([a1, a3, b1].map(async ({ id }) => (await second.get(id))?.id))).toEqual([a1.id, a3.id, b1.id]);
+      expect(await first.count()).toBe(3);
+    });
+
+    it('a cap counts only live sessions, and sessions without a principal have none', async () => {
+      const store = open(1);
+      const [expired, live] = [aSession(), aSession()];
+      await store.create(expired, { principalCap: 1 });
+      await deployment.elapse(1_500);
+      expect(await store.create(live, { principalCap: 1 })).toEqual([]);
+      const anonymous = [aSession({ principal: undefined }), aSession({ principal: undefined })];
+      for (const record of anonymous) expect(await store.create(record, { principalCap: 1 })).toEqual([]);
+      expect(await store.count()).toBe(3);
+    });
+
     it('peekMany reads sessions in order, unknown ones as undefined, without sliding the idle timeout', async () => {
       const store = open(2);
       const [first, second] = [aSession(), aSession()];
@@ -199,7 +242,7 @@ sessionStoreContract('memory', () => {
   let now = Date.now();
   let store: MemorySessionStore | undefined;
   return {
-    openReplica: ({ idleTimeoutSeconds }) => (store ??= new MemorySessionStore({ idleTimeoutSeconds, now: () => now })),
+    openReplica: (options) => (store ??= new MemorySessionStore({ ...options, now: () => now })),
     elapse: async (ms) => {
       now += ms;
     },
@@ -221,8 +264,8 @@ describe('on Redis', () => {
     const keyPrefix = `${filePrefix}${++deployments}:`;
     const replicas: RedisSessionStore[] = [];
     return {
-      openReplica: ({ idleTimeoutSeconds }) => {
-        const replica = new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds, keyPrefix });
+      openReplica: (options) => {
+        const replica = new RedisSessionStore({ redis: redisUrl(), ...options, keyPrefix });
         replicas.push(replica);
         return replica;
       },
@@ -242,11 +285,12 @@ describe('on Redis', () => {
     const heard: number[] = [];
     let announced = 0;
     return {
-      openReplica: ({ idleTimeoutSeconds }) => {
+      openReplica: ({ idleTimeoutSeconds, unusedIdleTimeoutSeconds }) => {
         const pubsub = new RedisPubSub(redisUrl());
         const publisher = new Redis(redisUrl());
         const feed = countingFeed(new RedisSessionChangeFeed(publisher, pubsub, keyPrefix), heard, () => (announced += 1));
-        const store = new CachingSessionStore(new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds, keyPrefix }), feed, { idleTimeoutSeconds });
+        const inner = new RedisSessionStore({ redis: redisUrl(), idleTimeoutSeconds, ...(unusedIdleTimeoutSeconds !== undefined && { unusedIdleTimeoutSeconds }), keyPrefix });
+        const store = new CachingSessionStore(inner, feed, { idleTimeoutSeconds });
         closers.push(async () => {
           await store.close();
           await pubsub.close();
