@@ -29,6 +29,8 @@ export interface HttpSideDeps {
 export async function buildHttpSide(config: Config, core: GatewayCore, { logger, state, jwksCooldownMs, traceExportDelayMs }: HttpSideDeps): Promise<HttpSide> {
   const { gateway, metrics, sessions } = core;
   const openStreams = new OpenStreams();
+  // A session that ends on any replica (DELETE, or pushed out by its principal's cap) loses its streams here too.
+  gateway.onSessionEnded((sessionId) => openStreams.closeSession(sessionId));
   metrics.countStreams(openStreams);
   metrics.countListens(gateway.listens);
   const drain = new HttpDrain({ isDraining: () => state.draining });

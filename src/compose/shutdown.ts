@@ -46,7 +46,9 @@ export function shutdown({ config, state, server, core, http, reloading, adminLi
     await adminListener?.close();
     core.rates.stop();
     core.parked.stop();
-    core.gateway.stop();
+    // Before the store closes: with memory sessions, their upstream sessions end here (DELETE,
+    // each within END_UPSTREAM_SESSION_TIMEOUT_MS).
+    await core.gateway.stop();
     core.catalog.stop();
     await core.upstreams.stop();
     await core.sessions.close();

@@ -7,7 +7,9 @@
 //   messages, server-to-client requests, the result) returns the same way. An owner that does not acknowledge within a few
 //   seconds is gone: the replica takes the session over with a fresh process.
 // - HTTP: the upstream's own session id is kept in the session record, so any replica can
-//   continue that upstream session over its own connection.
+//   continue that upstream session over its own connection. When the gateway session ends (DELETE,
+//   idle expiry, the principal's cap, or a shutdown that takes the sessions with it) the upstream
+//   session is ended too (DELETE, bounded in time; upstream/end-session.ts).
 import type { Principal } from '../../auth/principal.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Bus } from '../../session/bus.js';
@@ -105,17 +107,20 @@ export class IsolatedServers {
     this.#detach.push(
       this.#forwarding.start(),
       bus.on(Topic.invalidate, (payload) => this.#remoteLists.delete(listsKey(String(payload.sessionId), String(payload.server)))),
-      bus.on(Topic.close, (payload) => void this.#closeLocal(String(payload.sessionId))),
+      bus.on(Topic.close, (payload) => void this.#closeLocal(String(payload.sessionId), payload.end === true)),
       bus.on(Topic.notify, (payload) => this.#notifyLocal(String(payload.sessionId), String(payload.method), payload.params)),
     );
-    this.#sweep = setInterval(() => this.#closeIdle(), Math.min(this.options.idleTimeoutMs, 60_000));
+    this.#sweep = setInterval(() => void this.#closeIdle(), Math.min(this.options.idleTimeoutMs, 60_000));
     this.#sweep.unref();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#sweep);
     for (const detach of this.#detach.splice(0)) detach();
-    await Promise.all([...this.#local.keys()].map((sessionId) => this.#closeLocal(sessionId)));
+    // Memory sessions end with the process, so their upstream sessions end too; Redis ones live
+    // on, and another replica continues their upstream sessions by id.
+    const sessionsEnd = this.options.store.kind === 'memory';
+    await Promise.all([...this.#local.keys()].map((sessionId) => this.#closeLocal(sessionId, sessionsEnd)));
   }
 
   hasAny(): boolean {
@@ -199,10 +204,21 @@ export class IsolatedServers {
     }
   }
 
-  /** The session ended: its connections close, here and on the replicas that own them. */
-  async closeSession(sessionId: string): Promise<void> {
-    await this.#closeLocal(sessionId);
-    await this.options.bus.broadcast(Topic.close, { sessionId }).catch(() => {});
+  /**
+   * The session ended: its connections close, here and on the replicas that own them, and each of
+   * its HTTP upstream sessions is ended (DELETE). One this replica holds no connection to is ended
+   * from the record, with the server's configured headers; the replicas that hold one end it
+   * with the caller's credential (an upstream may so see two DELETEs, the second answered 404).
+   */
+  async closeSession(session: SessionRecord): Promise<void> {
+    const ended = await this.#closeLocal(session.id, true);
+    const unheld = Object.entries(session.upstreamSessions).filter(
+      ([server, stored]) => !ended.has(server) && !stored.startsWith(OWNER_PREFIX) && this.find(server)?.transport === 'http',
+    );
+    await Promise.all([
+      ...unheld.map(([server, stored]) => this.options.factory.end(server, stored)),
+      this.options.bus.broadcast(Topic.close, { sessionId: session.id, end: true }).catch(() => {}),
+    ]);
   }
 
   #server(name: string): IsolatedServer {
@@ -389,26 +405,57 @@ export class IsolatedServers {
     await connection.upstream.stop();
   }
 
-  async #closeLocal(sessionId: string): Promise<void> {
+  /**
+   * Closes the session's connections here; with `end`, the gateway session is over and each HTTP
+   * upstream session is ended too. Returns the servers whose upstream sessions it ended.
+   */
+  async #closeLocal(sessionId: string, end = false): Promise<Set<string>> {
+    const ended = new Set<string>();
     const connections = this.#local.get(sessionId);
-    if (!connections) return;
+    if (!connections) return ended;
     this.#local.delete(sessionId);
     for (const key of [...this.#remoteLists.keys()]) if (key.startsWith(`${sessionId}\u0000`)) this.#remoteLists.delete(key);
     await Promise.all(
-      [...connections.values()].map(async (connection) => {
+      [...connections].map(async ([server, connection]) => {
         connection.detach();
+        const upstreamSession = end ? this.options.factory.sessionIdOf(connection.upstream) : undefined;
+        const protocolVersion = connection.upstream.info?.protocolVersion;
         await connection.upstream.stop();
+        if (upstreamSession === undefined) return;
+        ended.add(server);
+        await this.options.factory.end(server, upstreamSession, {
+          ...(connection.credential && { credential: connection.credential.current() }),
+          ...(protocolVersion !== undefined && { protocolVersion }),
+        });
       }),
     );
+    return ended;
   }
 
-  #closeIdle(): void {
+  /**
+   * Sessions whose connections here all sat unused for the idle timeout: one the store no longer
+   * has expired, and its upstream sessions end with it. One still live (busy with other servers,
+   * or on another replica) keeps its HTTP connections, so that whichever comes first, its end or
+   * its expiry, still finds them here to end; its processes close, as nothing continues them.
+   */
+  async #closeIdle(): Promise<void> {
     const before = Date.now() - this.options.idleTimeoutMs;
-    for (const [sessionId, connections] of this.#local) {
-      if ([...connections.values()].every((connection) => connection.lastUsed < before && connection.inFlight.size === 0)) {
-        void this.#closeLocal(sessionId);
-      }
+    const idle = [...this.#local].filter(([, connections]) =>
+      [...connections.values()].every((connection) => connection.lastUsed < before && connection.inFlight.size === 0),
+    );
+    if (idle.length === 0) return;
+    let records: (SessionRecord | undefined)[];
+    try {
+      records = await this.options.store.peekMany(idle.map(([sessionId]) => sessionId));
+    } catch {
+      return; // The store does not answer: the next sweep asks again.
     }
+    await Promise.all(
+      idle.map(async ([sessionId, connections], index) => {
+        if (records[index] === undefined) return this.#closeLocal(sessionId, true);
+        for (const server of [...connections.keys()]) if (this.find(server)?.transport !== 'http') await this.#closeOne(sessionId, server);
+      }),
+    );
   }
 }
 

@@ -1,7 +1,9 @@
 // How a 2025 session's work ends, on this replica and the others: its requests cancelled, its
-// upstream subscriptions released, its record, events and views dropped. A session ends by DELETE
-// on one replica; the others hear of it on the bus (they may hold its streams, requests and
-// subscriptions too), and a subscription given up on one replica may be the last holder's elsewhere.
+// upstream subscriptions released, its upstream sessions ended, its record, events and views
+// dropped, its streams closed. A session ends by DELETE on one replica, or is pushed out by its
+// principal's cap on live sessions (the store dropped it); the others hear of it on the bus (they
+// may hold its streams, requests and subscriptions too), and a subscription given up on one
+// replica may be the last holder's elsewhere.
 import type { Logger } from '../../observe/logger.js';
 import type { Bus } from '../../session/bus.js';
 import type { SessionEvents } from '../../session/events.js';
@@ -28,7 +30,15 @@ export interface SessionEndingOptions {
 }
 
 export class SessionEnding {
+  readonly #endedListeners = new Set<(sessionId: string) => void>();
+
   constructor(private readonly options: SessionEndingOptions) {}
+
+  /** Told of every session that ends, on any replica: the HTTP layer closes its streams here. */
+  onEnded(listener: (sessionId: string) => void): () => void {
+    this.#endedListeners.add(listener);
+    return () => this.#endedListeners.delete(listener);
+  }
 
   /** Follows the other replicas' session ends and subscription releases; returns how to stop. */
   listen(): (() => void)[] {
@@ -52,12 +62,20 @@ export class SessionEnding {
 
   /** Ends a session: its requests are cancelled, its subscriptions released, its record and events deleted. */
   async close(session: SessionRecord): Promise<void> {
-    const { store, sessionViews, isolated, events, bus, logger } = this.options;
     // The session is gone once this succeeds; a store that fails here fails the DELETE (retry).
-    await store.delete(session.id);
+    await this.options.store.delete(session.id);
+    await this.ended(session);
+  }
+
+  /**
+   * Ends a session the store has dropped already (its principal's cap pushed it out): everything
+   * close does after the delete. Upstream sessions are ended within END_UPSTREAM_SESSION_TIMEOUT_MS.
+   */
+  async ended(session: SessionRecord): Promise<void> {
+    const { sessionViews, isolated, events, bus, logger } = this.options;
     this.#release(session.id);
     sessionViews.forget(session.id);
-    await isolated?.closeSession(session.id);
+    await isolated?.closeSession(session);
     // Clean-up after the fact: the DELETE is done whatever happens here (the logs expire with the
     // idle timeout, and other replicas' subscriptions with the session), so a store that stops
     // answering now must not make a client that got its session deleted retry into a 404.
@@ -71,6 +89,7 @@ export class SessionEnding {
   }
 
   #release(sessionId: string): void {
+    for (const listener of this.#endedListeners) listener(sessionId);
     this.options.inFlight.cancelCaller(sessionId);
     for (const { server, uri } of this.options.subscriptions.releaseAll(sessionId)) this.#unsubscribe(server, uri);
   }
