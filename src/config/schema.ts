@@ -229,6 +229,16 @@ export const sessionsSection = z
     // Sentinel (sentinels + masterName), or TLS files and credentials for the redisUrl connection (config/redis.ts).
     redis: redisSection.optional(),
     idleTimeoutSeconds: lenientNumber(z.number().int().positive()).default(3600).describe('A session unused this long is gone (404).'),
+    unusedIdleTimeoutSeconds: lenientNumber(z.number().int().positive())
+      .default(300)
+      .describe(
+        'The idle timeout of a 2025 session that has made no request since `initialize` (a client that connects and walks away); its first request gives it `idleTimeoutSeconds`. No effect when not shorter.',
+      ),
+    maxPerPrincipal: lenientNumber(z.number().int().nonnegative())
+      .default(100)
+      .describe(
+        "At most this many live 2025 sessions per principal (token `sub`); a new one ends the principal's session nearest its idle expiry (its next request gets 404, its upstream sessions are ended). `0`: no cap. No cap without `auth` (there is no principal).",
+      ),
     // Every Redis key and channel starts with it, so several deployments can share one Redis.
     keyPrefix: z
       .string()

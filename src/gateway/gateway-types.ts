@@ -25,6 +25,8 @@ export interface GatewayOptions {
   readonly upstreams: { get(name: string): Upstream | undefined; readonly all: readonly Upstream[] };
   readonly routing: Routing;
   readonly store: SessionStore;
+  /** At most this many live 2025 sessions per principal (config sessions.maxPerPrincipal); absent: no cap. */
+  readonly maxSessionsPerPrincipal?: number;
   readonly logger: Logger;
   /**
    * Items in a page of tools/list, prompts/list, resources/list and resources/templates/list

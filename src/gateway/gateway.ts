@@ -155,13 +155,14 @@ export class Gateway {
     );
   }
 
-  stop(): void {
+  /** Resolves once the session-isolated connections are closed (memory sessions: their upstream sessions ended). */
+  async stop(): Promise<void> {
     for (const detach of this.#detach.splice(0)) detach();
     this.listens.stop();
     for (const detach of this.#upstreamDetach.values()) detach();
     this.#upstreamDetach.clear();
     this.#relay.stop();
-    void this.#isolated?.stop();
+    await this.#isolated?.stop();
   }
 
   /** A reload added or removed upstreams: listen to the new ones, forget the old ones. */
@@ -241,6 +242,8 @@ export class Gateway {
       settle: () => this.#settleStartup(),
       accessKey: this.#access.active ? (forPrincipal) => this.#access.keyFor(forPrincipal) ?? '' : undefined,
       store: this.options.store,
+      principalCap: this.options.maxSessionsPerPrincipal,
+      ended: (session) => this.#ending.ended(session),
       describe: () => this.describe(),
       logger: this.options.logger,
     }, endpoint);
@@ -267,6 +270,7 @@ export class Gateway {
   }
 
   async handleRequest({ session, principal, request, related, requestId, parentSpan }: IncomingRequest): Promise<JsonRpcResponse> {
+    if (session.used !== true) this.#markUsed(session);
     const { response } = await this.serve(sessionCaller(session, principal, requestId, parentSpan), request, serveOptions(related));
     return response;
   }
@@ -376,6 +380,22 @@ export class Gateway {
   /** Ends a session: its requests are cancelled, its subscriptions released, its record and events deleted. */
   closeSession(session: SessionRecord): Promise<void> {
     return this.#ending.close(session);
+  }
+
+  /** Told of every session that ends, on any replica (a DELETE, the principal's cap): its streams close. */
+  onSessionEnded(listener: (sessionId: string) => void): () => void {
+    return this.#ending.onEnded(listener);
+  }
+
+  /**
+   * The session's first request since initialize: from now on the full idle timeout applies
+   * (sessions.unusedIdleTimeoutSeconds until then). Not awaited: the request does not wait on it,
+   * and one that fails is made again by the next request (the record still says unused).
+   */
+  #markUsed(session: SessionRecord): void {
+    this.options.store.update(session.id, { used: true }).catch((error: unknown) => {
+      this.options.logger.debug({ session: session.id.slice(0, 8), err: error instanceof Error ? error.message : String(error) }, 'could not mark a session used');
+    });
   }
 
   #context({

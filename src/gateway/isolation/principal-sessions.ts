@@ -36,6 +36,8 @@ export class PrincipalSessions {
       subscriptions: [],
       upstreamSessions: {},
       createdAt: Date.now(),
+      // Made by a request, and never a client's to abandon: the full idle timeout, and no cap.
+      used: true,
     };
     // Two replicas may make it at once; both records say the same, and the last write stands.
     await this.store.create(record);

@@ -1,6 +1,7 @@
 // initialize: a 2025 client's first request, which the gateway answers itself. The params are
-// checked, the upstreams' first connections awaited, the session stored, and the answer is what
-// the gateway offers as one server (description.ts).
+// checked, the upstreams' first connections awaited, the session stored (ending the principal's
+// sessions its cap on live ones pushes out), and the answer is what the gateway offers as one
+// server (description.ts).
 import type { Principal } from '../../auth/principal.js';
 import type { Logger } from '../../observe/logger.js';
 import type { SessionRecord, SessionStore } from '../../session/store.js';
@@ -17,6 +18,10 @@ export interface SessionStartDeps {
   /** The principal's policy key, kept in the record; undefined without a policy. */
   readonly accessKey: ((principal: Principal | undefined) => string) | undefined;
   readonly store: SessionStore;
+  /** At most this many live sessions per principal (config sessions.maxPerPrincipal); absent: no cap. */
+  readonly principalCap: number | undefined;
+  /** Ends sessions the store dropped for the cap (session-ending.ts, `ended`). */
+  ended(session: SessionRecord): Promise<void>;
   describe(): { capabilities: JsonObject; instructions: string | undefined };
   readonly logger: Logger;
 }
@@ -51,7 +56,17 @@ export async function startSession(
     upstreamSessions: {},
     createdAt: Date.now(),
   };
-  await deps.store.create(session);
+  const evicted = await deps.store.create(session, deps.principalCap === undefined ? {} : { principalCap: deps.principalCap });
+  for (const pushedOut of evicted) {
+    deps.logger.info(
+      { session: pushedOut.id.slice(0, 8), principal: pushedOut.principal, cap: deps.principalCap },
+      'session ended: its principal started one more than sessions.maxPerPrincipal allows',
+    );
+    // Not awaited: the new session's answer does not wait on the old one's upstream DELETEs.
+    deps.ended(pushedOut).catch((error: unknown) =>
+      deps.logger.warn({ session: pushedOut.id.slice(0, 8), err: error instanceof Error ? error.message : String(error) }, 'a session pushed out by the cap was not ended everywhere'),
+    );
+  }
 
   const { capabilities, instructions } = deps.describe();
   const result: JsonObject = {
