@@ -1,5 +1,6 @@
 // The per-request values middleware hands to routes.
 import type { Principal } from '../auth/principal.js';
+import type { JsonRpcId } from '../protocol/json-rpc.js';
 import type { HttpRequestTrace } from './request-trace.js';
 
 export interface AppEnv {
@@ -13,6 +14,11 @@ export interface AppEnv {
     responseHeadersWritten: boolean | undefined;
     /** Set by the responder: whether its answer is a stream (SSE) rather than a body. */
     streamed: boolean | undefined;
+    /**
+     * The id of the request a POSTed body held, once parsed (routes/legacy-sse.ts): the store's 503
+     * answers that request. Unset: null.
+     */
+    messageId: JsonRpcId | undefined;
     /** The request's span, on an MCP path while tracing is on (middleware/trace-requests.ts). */
     trace: HttpRequestTrace | undefined;
   };

@@ -27,7 +27,7 @@ import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerWellKnownRoutes } from './routes/well-known.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
-import { storeUnavailableResponse, transportError } from './transport-errors.js';
+import { storeUnavailableAnswer, storeUnavailableResponse, transportError, type StoreUnavailableAnswer } from './transport-errors.js';
 import { catalogueRefusal } from '../protocol/error-catalogue.js';
 
 export interface AppOptions {
@@ -58,6 +58,8 @@ export interface AppOptions {
   readonly drain?: HttpDrain;
   /** A span per request to an MCP path (middleware/trace-requests.ts); absent: tracing is off. */
   readonly tracing?: Tracing;
+  /** Retry-After of the 503 a request gets while the session store does not answer (config `sessions.retryAfterSeconds`); default 1. */
+  readonly storeRetryAfterSeconds?: number;
   isDraining(): boolean;
 }
 
@@ -82,7 +84,8 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
     endpointPaths: endpoints.map((endpoint) => endpoint.path),
     ...(options.metrics && { metrics: options.metrics }),
   });
-  const app = createApp(options, recorder, legacyPaths);
+  const unavailable = storeUnavailableAnswer(options.storeRetryAfterSeconds);
+  const app = createApp(options, recorder, legacyPaths, unavailable);
   const paths = new Map<string, MessagePath>([
     [options.mcpPath, { endpoint: undefined, auth: options.access?.auth }],
     ...endpoints.map(({ name, path }): [string, MessagePath] => [path, { endpoint: name, auth: options.access?.endpoints?.get(name)?.auth ?? options.access?.auth }]),
@@ -96,6 +99,7 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
     logger: options.logger,
     maxBodyBytes: options.maxBodyBytes,
     keepAliveMs: KEEP_ALIVE_MS,
+    unavailable,
   });
   return {
     app,
@@ -111,13 +115,14 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
           ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }),
           ...(options.drain && { drain: options.drain }),
           ...(options.tracing && { tracing: options.tracing }),
+          unavailable,
         },
         next,
       ),
   };
 }
 
-function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: readonly string[]): Hono<AppEnv> {
+function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: readonly string[], unavailable: StoreUnavailableAnswer): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
   const endpoints = options.endpoints ?? [];
@@ -174,7 +179,7 @@ function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError((error, c) => {
     // The store logs its outage once; each refused request has its access line (503).
-    if (isStoreUnavailable(error)) return storeUnavailableResponse(c);
+    if (isStoreUnavailable(error)) return storeUnavailableResponse(c, unavailable, c.get('messageId') ?? null);
     options.logger.error({ err: error, requestId: c.get('requestId') }, 'unhandled error in HTTP handler');
     return transportError(c, catalogueRefusal('InternalError'));
   });

@@ -18,21 +18,31 @@ export function transportError(c: Context, { status, code, message }: CatalogueE
  * failing over): 503 with Retry-After, which clients and proxies know to retry, and a JSON-RPC
  * error that says so, for 2025 and 2026 requests alike. Never a 500: that reads as a bug.
  */
-export const storeUnavailable = {
-  status: ERRORS.SessionStoreUnavailable.status,
-  headers: { ...JSON_HEADERS, 'retry-after': String(STORE_RETRY_AFTER_SECONDS) } as Readonly<Record<string, string>>,
-  body(id: JsonRpcId | null = null): string {
-    return JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      error: {
-        ...catalogueError('SessionStoreUnavailable'),
-        data: { reason: 'session-store-unavailable', retryAfterSeconds: STORE_RETRY_AFTER_SECONDS },
-      },
-    });
-  },
-} as const;
+export interface StoreUnavailableAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** `id`: the request's, where its body was read; else null. */
+  body(id: JsonRpcId | null): string;
+}
 
-export function storeUnavailableResponse(c: Context, id: JsonRpcId | null = null): Response {
-  return c.body(storeUnavailable.body(id), 503, storeUnavailable.headers);
+/** The answer with `retryAfterSeconds` (config `sessions.retryAfterSeconds`) in the header and the error's data. */
+export function storeUnavailableAnswer(retryAfterSeconds = STORE_RETRY_AFTER_SECONDS): StoreUnavailableAnswer {
+  return {
+    status: ERRORS.SessionStoreUnavailable.status,
+    headers: { ...JSON_HEADERS, 'retry-after': String(retryAfterSeconds) },
+    body(id) {
+      return JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          ...catalogueError('SessionStoreUnavailable'),
+          data: { reason: 'session-store-unavailable', retryAfterSeconds },
+        },
+      });
+    },
+  };
+}
+
+export function storeUnavailableResponse(c: Context, answer: StoreUnavailableAnswer, id: JsonRpcId | null): Response {
+  return c.body(answer.body(id), answer.status as ContentfulStatusCode, answer.headers);
 }

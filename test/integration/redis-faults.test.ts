@@ -129,18 +129,27 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('requests that ne
     expect(response.headers.get('retry-after')).toBe('1');
   }
 
-  it('answers initialize with 503 and Retry-After', async () => {
+  it('answers initialize with 503 and Retry-After, and the request\'s id', async () => {
     const response = await rawPost(gateway.url, {
       jsonrpc: '2.0',
-      id: 1,
+      id: 7,
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } },
     });
     expectRetryLater(response);
+    expect(response.body).toMatchObject({ id: 7 });
   });
 
-  it('answers a request of a session with 503 and Retry-After', async () => {
-    expectRetryLater(await rawPost(gateway.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sessionId, headers: { 'mcp-protocol-version': '2025-11-25' } }));
+  it('answers a request of a session with 503 and Retry-After, and the request\'s id', async () => {
+    const response = await rawPost(gateway.url, { jsonrpc: '2.0', id: 'seven', method: 'tools/list' }, { sessionId, headers: { 'mcp-protocol-version': '2025-11-25' } });
+    expectRetryLater(response);
+    expect(response.body).toMatchObject({ id: 'seven' });
+  });
+
+  it('answers a notification of a session with 503 and a null id: there is no request to answer', async () => {
+    const response = await rawPost(gateway.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, { sessionId, headers: { 'mcp-protocol-version': '2025-11-25' } });
+    expectRetryLater(response);
+    expect(response.body).toMatchObject({ id: null });
   });
 
   it('answers a GET stream and a DELETE with 503 and Retry-After', async () => {

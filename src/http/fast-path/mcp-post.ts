@@ -17,6 +17,7 @@ import { findSession, isRefusal, PROTOCOL_VERSION_HEADER } from '../session-look
 import type { OpenStreams } from '../sse/open-streams.js';
 import { PostReply } from '../sse/post-reply.js';
 import { catalogueError, catalogueRefusal, ERRORS } from '../../protocol/error-catalogue.js';
+import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import { isModernMessage, serveModern } from './modern-post.js';
 import type { NodeExchange } from './node-exchange.js';
 
@@ -31,6 +32,8 @@ export interface McpPostOptions {
   readonly maxBodyBytes: number;
   /** How often an idle 2026 listen stream gets a comment, so proxies keep it open. */
   readonly keepAliveMs: number;
+  /** The 503 when the session store did not answer. */
+  readonly unavailable: StoreUnavailableAnswer;
 }
 
 /** Streams start with a priming event for clients that know it (2025-11-25 and later). */
@@ -63,6 +66,7 @@ export class McpPost {
     if (classified.kind === 'invalid') {
       return exchange.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), ERRORS.InvalidRequest.status);
     }
+    if (classified.kind === 'request') exchange.messageId = classified.message.id;
     // A 2026 request describes itself in its envelope (or at least its headers) and has no session
     // (an Mcp-Session-Id is ignored).
     if ((classified.kind === 'request' || classified.kind === 'notification') && isModernMessage(classified.message, exchange.header(PROTOCOL_VERSION_HEADER))) {
@@ -84,8 +88,8 @@ export class McpPost {
 
   /** A request of a session: its answer as JSON, or as a stream once something related goes out first. */
   #request(exchange: NodeExchange, session: SessionRecord, request: Extract<ClassifiedMessage, { kind: 'request' }>['message']): void {
-    const { events, openStreams, logger, gateway } = this.options;
-    const reply = new PostReply({ sessionId: session.id, events, openStreams, prime: session.protocolVersion >= PRIMING_SINCE, respond: exchange.respond, logger });
+    const { events, openStreams, logger, gateway, unavailable } = this.options;
+    const reply = new PostReply({ sessionId: session.id, events, openStreams, prime: session.protocolVersion >= PRIMING_SINCE, respond: exchange.respond, logger, unavailable });
     const { trace } = exchange;
     const parentSpan = trace?.parentFor(metaTraceContext(request.params));
     // A streamed answer's span ends with its response, not with the stream's first bytes.

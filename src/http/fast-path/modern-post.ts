@@ -14,6 +14,7 @@ import { catalogueError, ERRORS, modernStatusOf } from '../../protocol/error-cat
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import { headerMismatch, paramHeaderMismatch } from '../modern-headers.js';
 import { ModernReply } from '../sse/modern-reply.js';
+import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import { SseStream } from '../sse/sse-stream.js';
 import type { NodeExchange } from './node-exchange.js';
 
@@ -35,6 +36,8 @@ export interface ModernPostOptions {
   readonly gateway: { readonly listens: Listens };
   readonly logger: Logger;
   readonly keepAliveMs: number;
+  /** The 503 when the session store did not answer. */
+  readonly unavailable: StoreUnavailableAnswer;
 }
 
 /** `endpoint`: the configured endpoint of the path; undefined: the default one. */
@@ -55,7 +58,7 @@ export function serveModern(exchange: NodeExchange, message: JsonRpcRequest | Js
   const parentSpan = trace?.parentFor(metaTraceContext(message.params));
   if (message.method === 'subscriptions/listen') return openListen(exchange, message, endpoint, options);
 
-  const reply = new ModernReply(exchange.respond);
+  const reply = new ModernReply(exchange.respond, options.unavailable);
   const release = trace?.hold();
   void options.modern
     .handle(message, principal, { related: reply.related, cancel: exchange.cancel, requestId: exchange.requestId, endpoint, parentSpan })

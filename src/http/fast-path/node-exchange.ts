@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../auth/principal.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
+import type { JsonRpcId } from '../../protocol/json-rpc.js';
 import { responseGone } from '../client-gone.js';
 import type { HttpDrain } from '../drain.js';
 import type { RequestRecorder } from '../middleware/observe-requests.js';
@@ -27,6 +28,12 @@ export class NodeExchange implements RequestHead {
   principal: Principal | undefined;
   /** CORS headers for an allowed browser origin (middleware/origin-guard.ts). */
   cors: Readonly<Record<string, string>> | undefined;
+  /**
+   * The id of the request the body held, once it is parsed (mcp-post.ts): a refusal written after
+   * that (a missing or unknown session, the store unavailable) answers that request, as JSON-RPC
+   * asks; null before, and for a notification, a client's response or a batch.
+   */
+  messageId: JsonRpcId | null = null;
   #bodyRead = false;
   #answered = false;
   #inFlight = false;
@@ -114,7 +121,7 @@ export class NodeExchange implements RequestHead {
   }
 
   refuse({ status, code, message, headers }: Refusal): void {
-    this.#send(status, headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+    this.#send(status, headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: this.messageId }));
   }
 
   /** The request ended without an answer (the client left while sending its body). */

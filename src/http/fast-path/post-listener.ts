@@ -16,7 +16,7 @@ import type { RequestRecorder } from '../middleware/observe-requests.js';
 import { requestIdFrom } from '../middleware/request-id.js';
 import { HttpRequestTrace } from '../request-trace.js';
 import { SESSION_HEADER } from '../session-lookup.js';
-import { storeUnavailable } from '../transport-errors.js';
+import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import type { McpPost } from './mcp-post.js';
 import { NodeExchange } from './node-exchange.js';
 import { catalogueRefusal } from '../../protocol/error-catalogue.js';
@@ -37,11 +37,13 @@ export interface PostListenerOptions {
   readonly rateLimit?: RateLimitCheck;
   readonly drain?: HttpDrain;
   readonly tracing?: Tracing;
+  /** The 503 when the session store did not answer. */
+  readonly unavailable: StoreUnavailableAnswer;
 }
 
 /** A listener that serves the POSTs to MCP paths and hands everything else to `next`. */
 export function postListener(options: PostListenerOptions, next: RequestListener): RequestListener {
-  const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing } = options;
+  const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing, unavailable } = options;
 
   async function serve(exchange: NodeExchange, path: MessagePath): Promise<void> {
     const refusedByDrain = drain?.refusesPost(Boolean(exchange.header(SESSION_HEADER)));
@@ -57,7 +59,7 @@ export function postListener(options: PostListenerOptions, next: RequestListener
 
   function failed(exchange: NodeExchange, error: unknown): void {
     // The store logs its outage once; each refused request has its access line (503).
-    if (isStoreUnavailable(error)) return exchange.respond(storeUnavailable.body(), storeUnavailable.status, storeUnavailable.headers);
+    if (isStoreUnavailable(error)) return exchange.respond(unavailable.body(exchange.messageId), unavailable.status, unavailable.headers);
     logger.error({ err: error, requestId: exchange.requestId }, 'unhandled error in HTTP handler');
     if (exchange.response.headersSent) exchange.response.destroy();
     else exchange.refuse(catalogueRefusal('InternalError'));

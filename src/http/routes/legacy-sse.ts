@@ -14,7 +14,7 @@
 import type { Context, Hono } from 'hono';
 import type { Gateway } from '../../gateway/gateway.js';
 import { isSupportedProtocolVersion } from '../../gateway/sessions/initialize.js';
-import { classifyMessage, errorResponse } from '../../protocol/json-rpc.js';
+import { classifyMessage, errorResponse, type JsonRpcId } from '../../protocol/json-rpc.js';
 import type { Logger } from '../../observe/logger.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isWellFormedSessionId, newSessionId } from '../../session/session-id.js';
@@ -115,15 +115,17 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
     if (classified.kind === 'invalid') {
       return c.json(errorResponse(classified.id, catalogueError('InvalidRequest', classified.reason)), ERRORS.InvalidRequest.status);
     }
+    const id = classified.kind === 'request' ? classified.message.id : null;
+    if (id !== null) c.set('messageId', id);
 
     const principal = c.get('principal');
     const session = isWellFormedSessionId(sessionId) ? await store.get(sessionId) : undefined;
     // Another principal's session is answered exactly like an unknown one: it does not exist for them.
     // So is a session of a configured endpoint: this transport serves the default endpoint only.
-    if (session !== undefined && (session.principal !== principal?.sub || session.endpoint !== undefined)) return notFound(c);
+    if (session !== undefined && (session.principal !== principal?.sub || session.endpoint !== undefined)) return notFound(c, id);
 
     if (classified.kind === 'request' && classified.message.method === 'initialize') {
-      if (!isWellFormedSessionId(sessionId)) return notFound(c);
+      if (!isWellFormedSessionId(sessionId)) return notFound(c, id);
       const { message } = classified;
       const answer = session
         ? Promise.resolve(errorResponse(message.id, catalogueError('InvalidRequest', 'the session is already initialized')))
@@ -131,7 +133,7 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
       later(answer.then((response) => events.enqueue([sessionId], response as unknown as EventMessage)), 'answer initialize');
       return accepted(c);
     }
-    if (!session) return notFound(c);
+    if (!session) return notFound(c, id);
 
     switch (classified.kind) {
       case 'request': {
@@ -173,8 +175,8 @@ export function registerLegacySseRoutes(app: Hono<AppEnv>, options: LegacySseRou
   }
 }
 
-function notFound(c: Context<AppEnv>): Response {
-  return transportError(c, catalogueRefusal('SessionNotFound'));
+function notFound(c: Context<AppEnv>, id: JsonRpcId | null = null): Response {
+  return c.json(errorResponse(id, catalogueError('SessionNotFound')), ERRORS.SessionNotFound.status);
 }
 
 function accepted(c: Context<AppEnv>): Response {

@@ -5,7 +5,7 @@ import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } 
 import type { RelatedChannel } from '../../gateway/calls/related-channel.js';
 import { responseBody, responseJson } from '../../protocol/json-text.js';
 import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
-import { storeUnavailable } from '../transport-errors.js';
+import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import { SseStream } from './sse-stream.js';
 
 export class ModernReply {
@@ -13,8 +13,11 @@ export class ModernReply {
   #stream: SseStream<void> | undefined;
   #finished = false;
 
-  /** `respond` writes the HTTP answer (fast-path/node-exchange.ts). */
-  constructor(private readonly respond: PiecesResponder) {
+  /** `respond` writes the HTTP answer (fast-path/node-exchange.ts); `storeUnavailable` is the 503 when the store did not answer. */
+  constructor(
+    private readonly respond: PiecesResponder,
+    private readonly storeUnavailable: StoreUnavailableAnswer,
+  ) {
     this.related = { send: (message) => this.#send(message) };
   }
 
@@ -32,10 +35,11 @@ export class ModernReply {
   /** The session store did not answer: 503 with Retry-After, or the last event of a stream under way. */
   unavailable(id: JsonRpcId): void {
     if (this.#stream) {
-      this.finish(JSON.parse(storeUnavailable.body(id)) as JsonRpcResponse);
+      this.finish(JSON.parse(this.storeUnavailable.body(id)) as JsonRpcResponse);
       return;
     }
     this.#finished = true;
+    const { storeUnavailable } = this;
     this.respond(storeUnavailable.body(id), storeUnavailable.status, storeUnavailable.headers);
   }
 

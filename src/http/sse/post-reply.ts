@@ -11,7 +11,7 @@ import { catalogueError, ERRORS } from '../../protocol/error-catalogue.js';
 import { responseBody } from '../../protocol/json-text.js';
 import type { EventMessage, SessionEvents } from '../../session/events.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
-import { storeUnavailable } from '../transport-errors.js';
+import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import type { OpenStreams } from './open-streams.js';
 import { JSON_HEADERS, type PiecesResponder } from '../responder.js';
 import { SseStream } from './sse-stream.js';
@@ -26,6 +26,8 @@ export interface PostReplyOptions {
   /** Writes the HTTP answer (fast-path/node-exchange.ts). */
   readonly respond: PiecesResponder;
   readonly logger: Logger;
+  /** The 503 when the session store did not answer. */
+  readonly unavailable: StoreUnavailableAnswer;
 }
 
 export class PostReply {
@@ -56,6 +58,7 @@ export class PostReply {
    */
   fail(id: JsonRpcId, error: unknown): void {
     const unavailable = isStoreUnavailable(error);
+    const { unavailable: storeUnavailable } = this.options;
     if (!unavailable) {
       this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a request failed');
     }
