@@ -47,16 +47,18 @@ describe.each(['memory', 'redis'] as const)('the gateway with the %s session sto
   }
 
   describe('transport', () => {
-    it('answers a request without Mcp-Session-Id with 400 and -32005 (bad request)', async () => {
-      const response = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    it('answers a request without Mcp-Session-Id with 400 and -32005 (bad request), and the request\'s id', async () => {
+      const response = await rawPost(url, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
       expect(response.status).toBe(400);
       expect(rpcError(response)).toEqual({ code: -32005, message: 'Bad Request: Mcp-Session-Id header is required' });
+      expect(response.body).toMatchObject({ id: 7 });
     });
 
-    it('answers an unknown session with 404 and -32006 (session not found)', async () => {
-      const unknown = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    it('answers an unknown session with 404 and -32006 (session not found), and the request\'s id', async () => {
+      const unknown = await rawPost(url, { jsonrpc: '2.0', id: 7, method: 'ping' }, { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' });
       expect(unknown.status).toBe(404);
       expect(rpcError(unknown)).toEqual({ code: -32006, message: 'Session not found' });
+      expect(unknown.body).toMatchObject({ id: 7 });
       const garbage = await rawPost(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: 'not a session id at all' });
       expect(garbage.status).toBe(404);
     });

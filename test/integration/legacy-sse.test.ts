@@ -161,7 +161,7 @@ describe('the legacy HTTP+SSE transport, with the v1 SDK client', () => {
     try {
       const messageUrl = new URL('/sse/message', gateway.url).href;
       expect((await rawPost(messageUrl, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(400);
-      expect((await rawPost(`${messageUrl}?sessionId=AAAAAAAAAAAAAAAAAAAAAA`, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(404);
+      expect(await rawPost(`${messageUrl}?sessionId=AAAAAAAAAAAAAAAAAAAAAA`, { jsonrpc: '2.0', id: 7, method: 'ping' })).toMatchObject({ status: 404, body: { id: 7 } });
       // Not initialized yet: the id names a stream, not a session.
       expect((await rawPost(endpoint, { jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(404);
       const malformed = await rawPost(endpoint, '{"jsonrpc":');
