@@ -81,7 +81,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   const serverLimits = new ServerLimits(() => createQuotaLimiter(config, logger));
   serverLimits.configure(config.limits.servers);
   const withEndpoints = Object.keys(config.endpoints).length > 0;
-  const metrics = new GatewayMetrics({ sessions: store, logger, isServer: (name) => Object.hasOwn(live.current.mcpServers, name), endpoints: withEndpoints });
+  const metrics = new GatewayMetrics({ sessions: store, storeState: () => sessions.storeState(), logger, isServer: (name) => Object.hasOwn(live.current.mcpServers, name), endpoints: withEndpoints });
   metrics.watchPool(upstreams);
   metrics.countPins(pinning);
   // The status page's last minutes of traffic, sampled from the counters above on a timer.
@@ -130,6 +130,7 @@ function openSessions(config: Config, logger: Logger): SessionBackend {
       idleTimeoutSeconds: config.sessions.idleTimeoutSeconds,
       unusedIdleTimeoutSeconds: config.sessions.unusedIdleTimeoutSeconds,
       keyPrefix: config.sessions.keyPrefix,
+      deadlineMs: config.sessions.deadlineMs,
     },
     { logger },
   );

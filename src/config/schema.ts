@@ -239,6 +239,17 @@ export const sessionsSection = z
       .describe(
         "At most this many live 2025 sessions per principal (token `sub`); a new one ends the principal's session nearest its idle expiry (its next request gets 404, its upstream sessions are ended). `0`: no cap. No cap without `auth` (there is no principal).",
       ),
+    // While Redis does not answer (docs/guides/deploying-on-kubernetes.md): how long a request
+    // waits for it, what its 503 tells the client, and whether readiness follows it.
+    deadlineMs: lenientNumber(z.number().int().min(100).max(60_000))
+      .default(2000)
+      .describe('A Redis command of the session store unanswered after this long fails, and its request is answered 503 with `Retry-After`.'),
+    retryAfterSeconds: lenientNumber(z.number().int().min(1).max(3600))
+      .default(1)
+      .describe('The `Retry-After` (and `data.retryAfterSeconds`) of the 503 a request gets while the session store does not answer.'),
+    notReadyWhileDown: lenientBoolean()
+      .default(false)
+      .describe('`true`: `/readyz` answers 503 while the session store is out (down, frozen, read-only, out of memory). Default: it stays 200 and reports the store in its body, so every replica keeps answering the documented 503, and 2026 requests that need no store.'),
     // Every Redis key and channel starts with it, so several deployments can share one Redis.
     keyPrefix: z
       .string()

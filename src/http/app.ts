@@ -26,6 +26,7 @@ import { legacyMessagePath, registerLegacySseRoutes } from './routes/legacy-sse.
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerWellKnownRoutes } from './routes/well-known.js';
+import type { StoreState } from '../session/store-outages.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { storeUnavailableAnswer, storeUnavailableResponse, transportError, type StoreUnavailableAnswer } from './transport-errors.js';
 import { catalogueRefusal } from '../protocol/error-catalogue.js';
@@ -60,6 +61,10 @@ export interface AppOptions {
   readonly tracing?: Tracing;
   /** Retry-After of the 503 a request gets while the session store does not answer (config `sessions.retryAfterSeconds`); default 1. */
   readonly storeRetryAfterSeconds?: number;
+  /** Whether the store serves, for /readyz (routes/health.ts); absent: it is asked only by a ping. */
+  readonly storeState?: () => StoreState;
+  /** /readyz answers 503 while the store does not serve (config `sessions.notReadyWhileDown`); default false. */
+  readonly notReadyWhileStoreDown?: boolean;
   isDraining(): boolean;
 }
 

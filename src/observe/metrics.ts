@@ -92,6 +92,8 @@ export interface MetricsOptions {
   readonly sessionsCacheMs?: number;
   /** A store slower than this answers the scrape with the last count (and session_store_up 0). */
   readonly sessionsTimeoutMs?: number;
+  /** Whether the store is in an outage (session/store-outages.ts): then session_store_up is 0 whatever the count did. */
+  readonly storeState?: () => { readonly state: string };
   readonly logger?: Pick<Logger, 'warn' | 'info'>;
   /**
    * Which names are servers (the configured ones), whose slug is then the `server` label value.
@@ -131,7 +133,7 @@ export class GatewayMetrics {
   readonly #isServer: (name: string) => boolean;
   readonly #endpointLabel: boolean;
 
-  constructor({ sessions, sessionsCacheMs = 1_000, sessionsTimeoutMs = 1_000, logger, isServer, endpoints = false }: MetricsOptions) {
+  constructor({ sessions, sessionsCacheMs = 1_000, sessionsTimeoutMs = 1_000, storeState, logger, isServer, endpoints = false }: MetricsOptions) {
     this.#endpointLabel = endpoints;
     this.#isServer = isServer ?? ((name) => this.#servers.has(name));
     const registers = [this.registry];
@@ -216,9 +218,13 @@ export class GatewayMetrics {
     });
     this.#sessionStoreUp = new Gauge({
       name: 'switchboard_session_store_up',
-      help: '1 when the session store answered the last count, else 0',
+      help: '1 when the session store serves (it answered the last count and is in no outage: down, frozen, read-only, out of memory), else 0',
       registers,
-      collect: () => refreshSessions(),
+      collect: async () => {
+        await refreshSessions();
+        // A read-only or out-of-memory Redis still answers the count, but refuses every session it is asked for.
+        if (storeState?.().state === 'outage') this.#sessionStoreUp.set(0);
+      },
     });
     const streamsGauge: Gauge = new Gauge({
       name: 'switchboard_sse_streams_open',

@@ -15,11 +15,14 @@ import { RedisPubSub } from './redis-pubsub.js';
 import { RedisSessionStore } from './redis-store.js';
 import { describeRedis } from './redis-target.js';
 import type { SessionStore } from './store.js';
+import { ANSWERING, type StoreState } from './store-outages.js';
 
 export interface SessionBackend {
   readonly store: SessionStore;
   readonly events: SessionEvents;
   readonly bus: Bus;
+  /** Whether the store serves, or what kind of outage it is in (store-outages.ts); the memory store always serves. */
+  storeState(): StoreState;
   /**
    * Resolves once cross-replica listening is in place (the Redis subscriptions are live) and the
    * command connections are up; rejects when the Redis is a Cluster node (not supported).
@@ -39,6 +42,7 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
       store,
       events,
       bus,
+      storeState: () => ANSWERING,
       ready: async () => {},
       close: async () => {
         events.close();
@@ -51,7 +55,7 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
   const describedRedis = describeRedis(target);
   // One command connection for the event log and the bus; the store reports outages, so errors on
   // this one surface only on the calls that hit them.
-  const redis = openRedis(target);
+  const redis = openRedis(target, { ...(config.deadlineMs !== undefined && { commandTimeoutMs: config.deadlineMs }) });
   redis.on('error', () => {});
   const events = new RedisSessionEvents({ redis, pubsub, idleTimeoutSeconds: config.idleTimeoutSeconds, keyPrefix, describedRedis });
   // Each request reads its session: a copy on this replica, kept right by the change feed (caching-store.ts).
@@ -62,6 +66,7 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
     store,
     events,
     bus,
+    storeState: () => (shared instanceof RedisSessionStore ? shared.state : ANSWERING),
     // Command connections fail at once rather than queue while they connect (redis-connection.ts):
     // the first requests must find them up.
     ready: async () => {

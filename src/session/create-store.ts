@@ -15,6 +15,8 @@ export interface SessionStoreConfig {
   unusedIdleTimeoutSeconds?: number;
   /** Prefix of every Redis key and channel; default "switchboard:". */
   keyPrefix?: string;
+  /** A store command unanswered this long fails (503); default 2000 (config `sessions.deadlineMs`). */
+  deadlineMs?: number;
 }
 
 export interface SessionStoreDeps {
@@ -28,11 +30,17 @@ export function redisOf({ store, redis, redisUrl }: SessionStoreConfig): RedisTa
 }
 
 export function createSessionStore(config: SessionStoreConfig, { logger }: SessionStoreDeps = {}): SessionStore {
-  const { store, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix } = config;
+  const { store, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix, deadlineMs } = config;
   const idle = { idleTimeoutSeconds, ...(unusedIdleTimeoutSeconds !== undefined && { unusedIdleTimeoutSeconds }) };
   if (store === 'memory') return new MemorySessionStore(idle);
   const redis = redisOf(config);
   // The config schema should already refuse this; a clear message here costs nothing if it does not.
   if (!redis) throw new Error('sessions.store is redis but sessions.redisUrl (or REDIS_URL) is not set');
-  return new RedisSessionStore({ redis, ...idle, logger, ...(keyPrefix !== undefined && { keyPrefix }) });
+  return new RedisSessionStore({
+    redis,
+    ...idle,
+    logger,
+    ...(keyPrefix !== undefined && { keyPrefix }),
+    ...(deadlineMs !== undefined && { commandTimeoutMs: deadlineMs }),
+  });
 }

@@ -25,6 +25,8 @@ import { applySessionPatch } from './apply-patch.js';
 import { assertIdleTimeout } from './idle-timeout.js';
 import { countSessions, createSession, deleteSession, getSession, replaceSession } from './redis-scripts.js';
 import { describeRedis, type RedisTarget } from './redis-target.js';
+import { StoreOutages, type StoreState } from './store-outages.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 import type { SessionCreateOptions, SessionPatch, SessionRecord, SessionStore, SessionStoreOptions } from './store.js';
 
 export interface RedisSessionStoreOptions extends SessionStoreOptions {
@@ -34,8 +36,8 @@ export interface RedisSessionStoreOptions extends SessionStoreOptions {
   keyPrefix?: string;
   /** A command with no reply after this long fails, so a hung Redis is an error, not a hung request. */
   commandTimeoutMs?: number;
-  /** Told when Redis stops answering and when it answers again (once each, not per retry). */
-  logger?: Pick<Logger, 'info' | 'warn'>;
+  /** Told when an outage begins and when it ends (once each, not per retry): store-outages.ts. */
+  logger?: Pick<Logger, 'info' | 'warn'> | undefined;
 }
 
 /** Sessions read per MGET: large enough to be one round trip for most deployments. */
@@ -55,6 +57,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #indexKey: string;
   /** Why the last (re)connect failed: says more than "Reached the max retries per request limit". */
   #connectionProblem: string | undefined;
+  readonly #outages: StoreOutages;
 
   constructor({ redis, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
     assertIdleTimeout(idleTimeoutSeconds);
@@ -66,7 +69,18 @@ export class RedisSessionStore implements SessionStore {
     this.#keyPrefix = keyPrefix;
     this.#indexKey = `${keyPrefix}sessions`;
     this.#redis = openRedis(redis, { commandTimeoutMs });
-    this.#reportConnectionChanges(logger);
+    this.#outages = new StoreOutages({
+      where: this.#describedUrl,
+      logger,
+      // A write that every kind of outage refuses (store-outages.ts); it expires on its own.
+      probe: () => this.#redis.set(`${keyPrefix}probe`, '1', 'PX', 10_000),
+    });
+    this.#reportConnectionChanges();
+  }
+
+  /** Whether the store serves, or what kind of outage it is in (for /readyz and the metrics). */
+  get state(): StoreState {
+    return this.#outages.state;
   }
 
   async create(record: SessionRecord, { principalCap }: SessionCreateOptions = {}): Promise<readonly SessionRecord[]> {
@@ -150,11 +164,13 @@ export class RedisSessionStore implements SessionStore {
     try {
       await this.#redis.ping();
     } catch (error) {
+      this.#outages.failed(error);
       throw new Error(`Redis at ${this.#describedUrl} does not answer: ${this.#explain(error)}`, { cause: error });
     }
   }
 
   async close(): Promise<void> {
+    this.#outages.close();
     await closeRedis(this.#redis);
   }
 
@@ -183,25 +199,26 @@ export class RedisSessionStore implements SessionStore {
    * Names the store and the operation in errors ("Connection is closed" alone does not say what
    * failed); a store that did not answer throws StoreUnavailableError.
    */
-  #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
-    return storeCommand(this.#describedUrl, operation, command, (error) => this.#explain(error));
+  async #run<T>(operation: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await storeCommand(this.#describedUrl, operation, command, (error) => this.#explain(error));
+    } catch (error) {
+      if (isStoreUnavailable(error)) this.#outages.failed(error.cause ?? error);
+      throw error;
+    }
   }
 
-  #reportConnectionChanges(logger: RedisSessionStoreOptions['logger']): void {
+  #reportConnectionChanges(): void {
     // ioredis emits 'error' on every failed reconnect attempt and prints unhandled ones to the
-    // console: listening is required, and logging only the transitions keeps an outage to two lines.
-    let answering = true;
+    // console: listening is required, and the outage logs only its beginning and its end.
     this.#redis.on('error', (error: unknown) => {
       this.#connectionProblem = messageOf(error);
-      if (!answering) return;
-      answering = false;
-      logger?.warn({ redis: this.#describedUrl, err: messageOf(error) }, 'Redis session store does not answer');
+      this.#outages.failed(error);
     });
     this.#redis.on('ready', () => {
       this.#connectionProblem = undefined;
-      if (answering) return;
-      answering = true;
-      logger?.info({ redis: this.#describedUrl }, 'Redis session store answers again');
+      // Connected again (or at last): the probe says whether it also takes writes.
+      this.#outages.probeNow();
     });
   }
 }

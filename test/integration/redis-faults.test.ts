@@ -180,8 +180,9 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('requests that ne
     expect(response.status).toBe(200);
   });
 
-  it('says /readyz 503 meanwhile', async () => {
-    expect((await rawRequest(new URL('/readyz', gateway.url).toString(), 'GET')).status).toBe(503);
+  it('stays ready meanwhile, and says the store is down', async () => {
+    const ready = await rawRequest(new URL('/readyz', gateway.url).toString(), 'GET');
+    expect(ready).toMatchObject({ status: 200, body: { status: 'ready', store: { state: 'outage', kind: 'down' } } });
   });
 });
 
