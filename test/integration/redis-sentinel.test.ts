@@ -68,7 +68,14 @@ describe.skipIf(skipWithout(hasRedisServer() && hasRedisSentinel(), 'redis-serve
     for (const failure of failures) expect(failure, summary).toMatchObject({ status: 503, retryAfter: '1', errorMessage: 'the session store is unavailable; retry' });
     expect(failures.length, summary).toBeGreaterThan(0);
     expect(Math.max(...answers.map(({ ms }) => ms)), summary).toBeLessThan(BOUND_MS);
-    for (const url of urls) expect((await rawRequest(new URL('/readyz', url).toString(), 'GET')).status).toBe(200);
+    // Ready throughout (readiness does not follow the store); the store serves again on each replica.
+    for (const url of urls) {
+      await expect.poll(() => rawRequest(new URL('/readyz', url).toString(), 'GET'), FAILOVER).toMatchObject({ status: 200, body: { store: { state: 'answering' } } });
+    }
+    for (const gateway of gateways) {
+      expect(gateway.logs.filter((line) => line.msg === 'session store outage began')).toEqual([expect.objectContaining({ outage: 'down' })]);
+      expect(gateway.logs.filter((line) => line.msg === 'session store outage ended')).toEqual([expect.objectContaining({ outage: 'down' })]);
+    }
 
     const counts = Object.fromEntries(await Promise.all(urls.map(async (url) => [url, await tally(url)] as const)));
     expect(doneOtherThanOnce(answers, counts)).toEqual([]);
