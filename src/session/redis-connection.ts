@@ -17,6 +17,10 @@
 //   Redis being back.
 // - A READONLY answer means the node we reach is no longer the master (it was demoted by a
 //   failover while we stayed connected): reconnect, which with Sentinel asks for the master again.
+// - A connection that sits idle would only learn of a demotion from the first write that fails,
+//   perhaps seconds later, on a request or a list change. So each one asks ROLE every second and
+//   reconnects as soon as the node says it is no longer the master (behind one address, a proxy or
+//   a Service, the reconnect reaches the new master).
 // The subscriber is the opposite: it is useful only connected, its SUBSCRIBEs wait for the
 // connection (offline queue), and ioredis subscribes again after each reconnect.
 import { readFileSync } from 'node:fs';
@@ -30,6 +34,8 @@ export interface RedisConnectionOptions {
 }
 
 const RECONNECT_CEILING_MS = 1_000;
+/** How often a command connection asks its node whether it is still the master. */
+const ROLE_CHECK_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** The wait before reconnect attempt `attempt` (from 1): 100 ms more each time, at most a second. */
@@ -52,7 +58,38 @@ export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: Red
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = false;
   });
+  reconnectWhenDemoted(redis);
   return redis;
+}
+
+/**
+ * Asks the node its role every ROLE_CHECK_MS while connected, and reconnects when it is no longer
+ * the master (see above). One check at a time: a node that does not answer is the command
+ * timeout's business, not a pile of ROLEs.
+ */
+function reconnectWhenDemoted(redis: Redis): void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (closedOnPurpose.has(redis)) {
+      clearInterval(timer);
+      return;
+    }
+    if (checking || redis.status !== 'ready') return;
+    checking = true;
+    redis
+      .role()
+      .then((role) => {
+        if (role[0] !== 'master' && redis.status === 'ready' && !closedOnPurpose.has(redis)) redis.disconnect(true);
+      })
+      .catch((error: unknown) => {
+        // A Redis that refuses ROLE itself (a managed one that disables it) is not asked again.
+        if (!isUnavailability(error)) clearInterval(timer);
+      })
+      .finally(() => {
+        checking = false;
+      });
+  }, ROLE_CHECK_MS);
+  timer.unref();
 }
 
 /** The subscriber connection: SUBSCRIBEs wait for the connection and are made again after each reconnect. */
