@@ -21,6 +21,12 @@
 //   perhaps seconds later, on a request or a list change. So each one asks ROLE every second and
 //   reconnects as soon as the node says it is no longer the master (behind one address, a proxy or
 //   a Service, the reconnect reaches the new master).
+// - A command that times out means this Redis is stuck (stopped, swamped), not one slow command:
+//   from then on, every command connection to it refuses commands at once, without sending them,
+//   until a probe (PING, one at a time) is answered. So a request that needs the store waits for one
+//   command timeout at most, whichever of its connections (rate limits, the store) met it first, and
+//   later requests are refused at once. What was refused was never sent, so it cannot run when Redis
+//   resumes; what timed out was sent and may run then (redis-store.ts undoes a session created so).
 // The subscriber is the opposite: it is useful only connected, its SUBSCRIBEs wait for the
 // connection (offline queue), and ioredis subscribes again after each reconnect.
 import { readFileSync } from 'node:fs';
@@ -46,6 +52,63 @@ function reconnectDelay(attempt: number): number {
 /** Replies that say "not now" rather than "wrong request": the store is unavailable, not the request bad. */
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|OOM)\b/;
 
+/** The message of ioredis' error for a command that got no answer within commandTimeout. */
+const TIMED_OUT = 'Command timed out';
+/** Between probes of a stuck Redis, each of which waits for up to a command timeout. */
+const PROBE_INTERVAL_MS = 100;
+
+/**
+ * Which Redis (as describeRedis names it) is stuck: a command there timed out and no probe has been
+ * answered since. Shared by every connection to it: the rate limits' and the store's alike.
+ */
+const stuck = new Set<string>();
+
+/** Whether commands to this Redis are refused at once for now (a command there timed out; no probe answered since). */
+export function isStuck(target: RedisTarget): boolean {
+  return stuck.has(describeRedis(target));
+}
+
+/** Refuses commands while the Redis is stuck, and marks it stuck when one times out (see above). */
+function refuseWhileStuck(redis: Redis, target: RedisTarget): void {
+  const key = describeRedis(target);
+  const send = redis.sendCommand.bind(redis);
+  let probing = false;
+  let probeSending = false;
+  const probe = (): void => {
+    if (probing || closedOnPurpose.has(redis)) return;
+    probing = true;
+    probeSending = true;
+    const ping = redis.ping();
+    probeSending = false;
+    ping.then(
+      () => {
+        probing = false;
+        stuck.delete(key);
+      },
+      () => {
+        probing = false;
+        if (stuck.has(key)) setTimeout(probe, PROBE_INTERVAL_MS).unref();
+      },
+    );
+  };
+  redis.sendCommand = ((command, stream) => {
+    if (stuck.has(key) && !probeSending) {
+      command.reject(new Error(`Redis did not answer a command in time; commands are refused until it answers again`));
+      // Every connection to a stuck Redis probes it: the first to be answered clears it for all.
+      probe();
+      return command.promise;
+    }
+    const sent = send(command, stream);
+    command.promise.catch((error: unknown) => {
+      if (error instanceof Error && error.message === TIMED_OUT && !closedOnPurpose.has(redis)) {
+        stuck.add(key);
+        probe();
+      }
+    });
+    return sent;
+  }) as Redis['sendCommand'];
+}
+
 /** A command connection (see above). */
 export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: RedisConnectionOptions = {}): Redis {
   const redis = connect(target, {
@@ -59,6 +122,7 @@ export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: Red
     redis.options.enableOfflineQueue = false;
   });
   reconnectWhenDemoted(redis);
+  refuseWhileStuck(redis, target);
   return redis;
 }
 
@@ -245,6 +309,18 @@ export async function storeCommand<T>(where: string, operation: string, command:
     if (isUnavailability(error)) throw new StoreUnavailableError(operation, message, { cause: error });
     throw new Error(message, { cause: error });
   }
+}
+
+/**
+ * Whether a failed command may still have run: it was sent and no answer came (it timed out, or the
+ * connection was lost with it in flight). A command refused before it was sent (no connection, a
+ * stuck Redis) did not run and never will.
+ */
+export function mayHaveRun(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message === TIMED_OUT || cause.message === 'Connection is closed.') return true;
+  }
+  return false;
 }
 
 export function messageOf(error: unknown): string {
