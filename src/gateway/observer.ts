@@ -40,9 +40,23 @@ export interface NotificationEvent {
   readonly sessions: number;
 }
 
+/**
+ * What became of a list change the store did not take at the moment of the change
+ * (sessions/list-changed.ts): kept (`deferred`), then announced here, or by the replica that
+ * claimed it (`other-replica`); `failed` is a change never announced (an error other than the
+ * store's absence), deferred or not.
+ */
+export const LIST_CHANGE_DEFERRAL_OUTCOMES = ['deferred', 'announced', 'other-replica', 'failed'] as const;
+export type ListChangeDeferralOutcome = (typeof LIST_CHANGE_DEFERRAL_OUTCOMES)[number];
+
+export interface ListChangeDeferralEvent {
+  readonly outcome: ListChangeDeferralOutcome;
+}
+
 export interface GatewayObserver {
   onRequest?(event: RequestEvent): void;
   onNotificationForwarded?(event: NotificationEvent): void;
+  onListChangeDeferral?(event: ListChangeDeferralEvent): void;
 }
 
 /**
@@ -64,6 +78,15 @@ export function combineObservers(observers: readonly GatewayObserver[]): Require
       for (const observer of observers) {
         try {
           observer.onNotificationForwarded?.(event);
+        } catch {
+          // As above.
+        }
+      }
+    },
+    onListChangeDeferral(event) {
+      for (const observer of observers) {
+        try {
+          observer.onListChangeDeferral?.(event);
         } catch {
           // As above.
         }

@@ -40,6 +40,17 @@ export const METRIC_DOCS: Readonly<Record<string, MetricDoc>> = {
     labels: { method: `The notification: ${codes(NOTIFICATION_METHODS)}; anything else \`other\`.` },
     note: 'A notification to 40 sessions adds 40.',
   },
+  switchboard_list_change_deferrals_total: {
+    labels: {
+      outcome:
+        '`deferred`: a list change the session store did not take when it happened (Redis down, frozen, read-only), kept on this replica; ' +
+        '`announced`: a kept change this replica announced once the store answered; `other-replica`: a kept change another replica claimed and announced; ' +
+        '`failed`: a list change never announced, for an error other than the store\'s absence (its warning says which).',
+    },
+    note:
+      'Alert on any increase of `failed`, and on `deferred` growing while `announced` and `other-replica` do not follow with the store up: ' +
+      'sessions and 2026 listens are not hearing of list changes. Kept changes are tried again every half second.',
+  },
   switchboard_upstream_up: { labels: { server: SERVER } },
   switchboard_upstream_restarts_total: { labels: { server: SERVER } },
   switchboard_upstream_connect_failures_total: { labels: { server: SERVER } },

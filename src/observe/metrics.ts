@@ -15,7 +15,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import { serverSlug } from '../config/server-names.js';
 import { HotCounter, HotHistogram } from './hot-metrics.js';
-import type { GatewayObserver, NotificationEvent, RequestEvent } from '../gateway/observer.js';
+import { LIST_CHANGE_DEFERRAL_OUTCOMES, type GatewayObserver, type NotificationEvent, type RequestEvent } from '../gateway/observer.js';
 import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
 import type { Upstream, UpstreamState } from '../upstream/types.js';
 import type { Logger } from './logger.js';
@@ -118,6 +118,7 @@ export class GatewayMetrics {
   readonly #rpcRequests: HotCounter<'method' | 'server' | 'outcome' | 'era' | 'mcp_endpoint'>;
   readonly #rpcDuration: HotHistogram<'method' | 'server'>;
   readonly #notifications: Counter<'method'>;
+  readonly #listChangeDeferrals: Counter<'outcome'>;
   readonly #upstreamUp: Gauge<'server'>;
   readonly #upstreamRestarts: Counter<'server'>;
   readonly #upstreamConnectFailures: Counter<'server'>;
@@ -159,6 +160,13 @@ export class GatewayMetrics {
       labelNames: ['method'],
       registers,
     });
+    this.#listChangeDeferrals = new Counter({
+      name: 'switchboard_list_change_deferrals_total',
+      help: 'List changes the session store did not take when they happened, kept and announced once it answered, by outcome; and list changes never announced (failed)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of LIST_CHANGE_DEFERRAL_OUTCOMES) this.#listChangeDeferrals.inc({ outcome }, 0);
     this.#upstreamUp = new Gauge({
       name: 'switchboard_upstream_up',
       help: '1 while the upstream server is connected and answering, else 0',
@@ -273,6 +281,7 @@ export class GatewayMetrics {
     this.observer = {
       onRequest: (event) => this.#onRequest(event),
       onNotificationForwarded: (event) => this.#onNotification(event),
+      onListChangeDeferral: ({ outcome }) => this.#listChangeDeferrals.inc({ outcome }),
     };
   }
 

@@ -71,7 +71,7 @@ export function createSessionBackend(config: SessionStoreConfig, { logger }: { l
     // the first requests must find them up.
     ready: async () => {
       try {
-        await Promise.all([pubsub.ready(), whenConnected(redis), shared instanceof RedisSessionStore ? shared.connected() : undefined]);
+        await Promise.all([pubsub.ready(), whenConnected(redis), bus.ready(), shared instanceof RedisSessionStore ? shared.connected() : undefined]);
       } catch (error) {
         // The gateway will not start (a Cluster node): its connections must not keep reconnecting.
         await close();

@@ -5,7 +5,7 @@ import { newReplicaId, type Bus, type BusHandler } from './bus.js';
 export class MemoryBus implements Bus {
   readonly replicaId = newReplicaId();
   readonly #topics = new EventEmitter();
-  readonly #claims = new Map<string, { state: string; expiresAt: number }>();
+  readonly #claims = new Map<string, { state: string; claimant: string | undefined; expiresAt: number }>();
 
   constructor() {
     this.#topics.setMaxListeners(0);
@@ -13,6 +13,10 @@ export class MemoryBus implements Bus {
 
   async broadcast(topic: string, payload: Record<string, unknown>): Promise<void> {
     this.#topics.emit(topic, payload, this.replicaId);
+  }
+
+  async broadcastLogged(topic: string, payload: Record<string, unknown>): Promise<void> {
+    await this.broadcast(topic, payload);
   }
 
   async send(replicaId: string, topic: string, payload: Record<string, unknown>): Promise<void> {
@@ -24,11 +28,12 @@ export class MemoryBus implements Bus {
     return () => this.#topics.off(topic, handler);
   }
 
-  async claimChange(key: string, state: string, ttlSeconds: number): Promise<boolean> {
+  async claimChange(key: string, state: string, ttlSeconds: number, claimant?: string): Promise<boolean> {
     const now = Date.now();
     for (const [claimed, held] of this.#claims) if (held.expiresAt <= now) this.#claims.delete(claimed);
-    if (this.#claims.get(key)?.state === state) return false;
-    this.#claims.set(key, { state, expiresAt: now + ttlSeconds * 1000 });
+    const held = this.#claims.get(key);
+    if (held?.state === state) return claimant !== undefined && held.claimant === claimant;
+    this.#claims.set(key, { state, claimant, expiresAt: now + ttlSeconds * 1000 });
     return true;
   }
 

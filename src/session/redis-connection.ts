@@ -17,6 +17,16 @@
 //   Redis being back.
 // - A READONLY answer means the node we reach is no longer the master (it was demoted by a
 //   failover while we stayed connected): reconnect, which with Sentinel asks for the master again.
+// - A connection that sits idle would only learn of a demotion from the first write that fails,
+//   perhaps seconds later, on a request or a list change. So each one asks ROLE every second and
+//   reconnects as soon as the node says it is no longer the master (behind one address, a proxy or
+//   a Service, the reconnect reaches the new master).
+// - A command that times out means this Redis is stuck (stopped, swamped), not one slow command:
+//   from then on, every command connection to it refuses commands at once, without sending them,
+//   until a probe (PING, one at a time) is answered. So a request that needs the store waits for one
+//   command timeout at most, whichever of its connections (rate limits, the store) met it first, and
+//   later requests are refused at once. What was refused was never sent, so it cannot run when Redis
+//   resumes; what timed out was sent and may run then (redis-store.ts undoes a session created so).
 // The subscriber is the opposite: it is useful only connected, its SUBSCRIBEs wait for the
 // connection (offline queue), and ioredis subscribes again after each reconnect.
 import { readFileSync } from 'node:fs';
@@ -30,6 +40,8 @@ export interface RedisConnectionOptions {
 }
 
 const RECONNECT_CEILING_MS = 1_000;
+/** How often a command connection asks its node whether it is still the master. */
+const ROLE_CHECK_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** The wait before reconnect attempt `attempt` (from 1): 100 ms more each time, at most a second. */
@@ -39,6 +51,71 @@ function reconnectDelay(attempt: number): number {
 
 /** Replies that say "not now" rather than "wrong request": the store is unavailable, not the request bad. */
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|BUSY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|MISCONF|OOM)\b/;
+
+/** The message of ioredis' error for a command that got no answer within commandTimeout. */
+const TIMED_OUT = 'Command timed out';
+/** Between probes of a stuck Redis, each of which waits for up to a command timeout. */
+const PROBE_INTERVAL_MS = 100;
+
+/**
+ * Which Redis (as describeRedis names it) is stuck: a command there timed out and no probe has been
+ * answered since. Shared by every connection to it: the rate limits' and the store's alike.
+ */
+const stuck = new Set<string>();
+
+/** A command refused unsent because its Redis is stuck: a freeze met earlier, on this or another connection. */
+export class RedisStuckError extends Error {
+  constructor() {
+    super('Redis did not answer a command in time; commands are refused until it answers again');
+    this.name = 'RedisStuckError';
+  }
+}
+
+/** Whether commands to this Redis are refused at once for now (a command there timed out; no probe answered since). */
+export function isStuck(target: RedisTarget): boolean {
+  return stuck.has(describeRedis(target));
+}
+
+/** Refuses commands while the Redis is stuck, and marks it stuck when one times out (see above). */
+function refuseWhileStuck(redis: Redis, target: RedisTarget): void {
+  const key = describeRedis(target);
+  const send = redis.sendCommand.bind(redis);
+  let probing = false;
+  let probeSending = false;
+  const probe = (): void => {
+    if (probing || closedOnPurpose.has(redis)) return;
+    probing = true;
+    probeSending = true;
+    const ping = redis.ping();
+    probeSending = false;
+    ping.then(
+      () => {
+        probing = false;
+        stuck.delete(key);
+      },
+      () => {
+        probing = false;
+        if (stuck.has(key)) setTimeout(probe, PROBE_INTERVAL_MS).unref();
+      },
+    );
+  };
+  redis.sendCommand = ((command, stream) => {
+    if (stuck.has(key) && !probeSending) {
+      command.reject(new RedisStuckError());
+      // Every connection to a stuck Redis probes it: the first to be answered clears it for all.
+      probe();
+      return command.promise;
+    }
+    const sent = send(command, stream);
+    command.promise.catch((error: unknown) => {
+      if (error instanceof Error && error.message === TIMED_OUT && !closedOnPurpose.has(redis)) {
+        stuck.add(key);
+        probe();
+      }
+    });
+    return sent;
+  }) as Redis['sendCommand'];
+}
 
 /** A command connection (see above). */
 export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: RedisConnectionOptions = {}): Redis {
@@ -52,7 +129,39 @@ export function openRedis(target: RedisTarget, { commandTimeoutMs = 2_000 }: Red
   redis.once('ready', () => {
     redis.options.enableOfflineQueue = false;
   });
+  reconnectWhenDemoted(redis);
+  refuseWhileStuck(redis, target);
   return redis;
+}
+
+/**
+ * Asks the node its role every ROLE_CHECK_MS while connected, and reconnects when it is no longer
+ * the master (see above). One check at a time: a node that does not answer is the command
+ * timeout's business, not a pile of ROLEs.
+ */
+function reconnectWhenDemoted(redis: Redis): void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (closedOnPurpose.has(redis)) {
+      clearInterval(timer);
+      return;
+    }
+    if (checking || redis.status !== 'ready') return;
+    checking = true;
+    redis
+      .role()
+      .then((role) => {
+        if (role[0] !== 'master' && redis.status === 'ready' && !closedOnPurpose.has(redis)) redis.disconnect(true);
+      })
+      .catch((error: unknown) => {
+        // A Redis that refuses ROLE itself (a managed one that disables it) is not asked again.
+        if (!isUnavailability(error)) clearInterval(timer);
+      })
+      .finally(() => {
+        checking = false;
+      });
+  }, ROLE_CHECK_MS);
+  timer.unref();
 }
 
 /** The subscriber connection: SUBSCRIBEs wait for the connection and are made again after each reconnect. */
@@ -208,6 +317,18 @@ export async function storeCommand<T>(where: string, operation: string, command:
     if (isUnavailability(error)) throw new StoreUnavailableError(operation, message, { cause: error });
     throw new Error(message, { cause: error });
   }
+}
+
+/**
+ * Whether a failed command may still have run: it was sent and no answer came (it timed out, or the
+ * connection was lost with it in flight). A command refused before it was sent (no connection, a
+ * stuck Redis) did not run and never will.
+ */
+export function mayHaveRun(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.message === TIMED_OUT || cause.message === 'Connection is closed.') return true;
+  }
+  return false;
 }
 
 export function messageOf(error: unknown): string {

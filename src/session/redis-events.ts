@@ -153,7 +153,14 @@ export class RedisSessionEvents implements SessionEvents {
   }
 
   watch(sessionId: string, listener: () => void): () => void {
-    return this.#pubsub.subscribe(this.#wakeChannel(sessionId), listener);
+    const stopWakes = this.#pubsub.subscribe(this.#wakeChannel(sessionId), listener);
+    // A wake-up published while the subscriber was reconnecting is lost: after an outage, messages
+    // queued meanwhile (a list change announced late) are read at once, not at the next keep-alive.
+    const stopGaps = this.#pubsub.onReconnect(listener);
+    return () => {
+      stopWakes();
+      stopGaps();
+    };
   }
 
   async drop(sessionId: string): Promise<void> {

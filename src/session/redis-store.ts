@@ -19,7 +19,7 @@
 // JSON if nobody changed it since it was read; a loser merges again onto the winner's record.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { closeRedis, messageOf, openRedis, refuseCluster, storeCommand, whenConnected } from './redis-connection.js';
+import { closeRedis, mayHaveRun, messageOf, openRedis, refuseCluster, storeCommand, whenConnected } from './redis-connection.js';
 import type { Logger } from '../observe/logger.js';
 import { applySessionPatch } from './apply-patch.js';
 import { assertIdleTimeout } from './idle-timeout.js';
@@ -43,6 +43,9 @@ export interface RedisSessionStoreOptions extends SessionStoreOptions {
 /** Sessions read per MGET: large enough to be one round trip for most deployments. */
 const PEEK_BATCH = 1_000;
 
+/** Between attempts to delete a session whose create was refused but may run later. */
+const UNDO_RETRY_MS = 250;
+
 /** Two concurrent writers settle in two rounds; this many conflicts in a row means something is wrong. */
 const MAX_UPDATE_ATTEMPTS = 16;
 
@@ -58,6 +61,7 @@ export class RedisSessionStore implements SessionStore {
   /** Why the last (re)connect failed: says more than "Reached the max retries per request limit". */
   #connectionProblem: string | undefined;
   readonly #outages: StoreOutages;
+  #closed = false;
 
   constructor({ redis, idleTimeoutSeconds, unusedIdleTimeoutSeconds, keyPrefix = 'switchboard:', commandTimeoutMs = 2_000, logger }: RedisSessionStoreOptions) {
     assertIdleTimeout(idleTimeoutSeconds);
@@ -86,18 +90,39 @@ export class RedisSessionStore implements SessionStore {
   async create(record: SessionRecord, { principalCap }: SessionCreateOptions = {}): Promise<readonly SessionRecord[]> {
     const cap = record.principal !== undefined && principalCap !== undefined ? principalCap : 0;
     const unused = record.used === true || this.#unusedIdleTimeoutSeconds === this.#idleTimeoutSeconds ? 0 : this.#unusedIdleTimeoutSeconds;
-    const evicted = await this.#run('create', () =>
-      createSession.run(this.#redis, [...this.#keys(record.id), this.#principalKey(record.principal)], [
-        JSON.stringify(record),
-        this.#idleTimeoutSeconds,
-        record.id,
-        unused,
-        cap,
-        this.#sessionKey(''),
-        this.#unusedKey(''),
-      ]),
-    );
+    let evicted: unknown;
+    try {
+      evicted = await this.#run('create', () =>
+        createSession.run(this.#redis, [...this.#keys(record.id), this.#principalKey(record.principal)], [
+          JSON.stringify(record),
+          this.#idleTimeoutSeconds,
+          record.id,
+          unused,
+          cap,
+          this.#sessionKey(''),
+          this.#unusedKey(''),
+        ]),
+      );
+    } catch (error) {
+      if (mayHaveRun(error)) this.#undoCreate(record.id);
+      throw error;
+    }
     return Array.isArray(evicted) ? evicted.filter((json): json is string => typeof json === 'string').map(parseRecord) : [];
+  }
+
+  /**
+   * A create that was sent but not answered (a frozen Redis runs it when it resumes) made a session
+   * whose initialize was refused: nobody holds its id. It is deleted once Redis answers; a delete
+   * sent on this connection after the create runs after it. Tried until answered, or until the
+   * record would have expired anyway.
+   */
+  #undoCreate(id: string): void {
+    const until = Date.now() + this.#idleTimeoutSeconds * 1_000;
+    const attempt = (): void => {
+      if (this.#closed || Date.now() > until) return;
+      deleteSession.run(this.#redis, this.#keys(id), [id]).catch(() => setTimeout(attempt, UNDO_RETRY_MS).unref());
+    };
+    setTimeout(attempt, UNDO_RETRY_MS).unref();
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -171,6 +196,7 @@ export class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     this.#outages.close();
+    this.#closed = true;
     await closeRedis(this.#redis);
   }
 

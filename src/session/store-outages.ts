@@ -8,6 +8,7 @@
 // acknowledged, which no kind of outage lets through. The commands that fail meanwhile report to
 // `failed`, which begins an outage but never logs a second line for one under way.
 import { ReplyError } from 'ioredis';
+import { RedisStuckError } from './redis-connection.js';
 import type { Logger } from '../observe/logger.js';
 
 /**
@@ -35,8 +36,10 @@ export function outageKindOf(error: unknown): OutageKind {
     if (message.startsWith('OOM')) return 'out-of-memory';
     return 'refusing';
   }
-  // ioredis' commandTimeout: the connection is up and the command was sent, but nothing came back.
-  if (message === 'Command timed out') return 'frozen';
+  // ioredis' commandTimeout: the connection is up and the command was sent, but nothing came back;
+  // or a command refused unsent because another one to the same Redis timed out first (the rate
+  // limits' connection may meet a freeze before the store's).
+  if (message === 'Command timed out' || error instanceof RedisStuckError) return 'frozen';
   return 'down';
 }
 

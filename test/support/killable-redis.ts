@@ -17,6 +17,10 @@ export interface KillableRedis {
   readonly port: number;
   /** SIGKILL: what a crash or a lost node looks like. */
   kill(): Promise<void>;
+  /** SIGSTOP: a frozen Redis, connected but not answering (what a stalled node or a long fork looks like). */
+  pause(): void;
+  /** SIGCONT: it answers again, running what it was sent meanwhile. */
+  resume(): void;
   /** Kills it if it runs, then starts it again on the same port (and, with persistence, the same data). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -63,6 +67,12 @@ export async function startKillableRedis({ appendOnly = false, args = [] }: Kill
     url: `redis://127.0.0.1:${port}`,
     port,
     kill,
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async restart() {
       await kill();
       child = await start();

@@ -1,6 +1,7 @@
 // A TCP proxy in front of a server that a test can take down and bring back on the same address:
 // down() drops every connection and refuses new ones (as a crashed or unreachable server would
-// look to a client), up() lets them through again.
+// look to a client), up() lets them through again. retarget() sends new connections to another
+// server on the same address (a failover behind a Service), leaving those open where they are.
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -9,11 +10,13 @@ export interface TcpProxy {
   readonly url: string;
   down(): void;
   up(): void;
+  /** New connections go to this server's URL from now on; open ones stay with the old server. */
+  retarget(targetUrl: string): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
-  const target = new URL(targetUrl);
+  let target = new URL(targetUrl);
   const sockets = new Set<Socket>();
   let isDown = false;
   const track = (socket: Socket): void => {
@@ -46,6 +49,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     },
     up() {
       isDown = false;
+    },
+    retarget(url: string) {
+      target = new URL(url);
     },
     close: () =>
       new Promise<void>((resolve) => {

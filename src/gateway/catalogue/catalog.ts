@@ -35,14 +35,24 @@ export interface CatalogServer {
 
 /** What changed in the merged view, and whether other replicas saw the same change. */
 export interface CatalogChange {
-  /** Each changed kind, with a digest of the causing server's lists before and after. */
-  readonly kinds: ReadonlyMap<ListKind, string>;
+  /**
+   * Each changed kind, with digests of the causing server's lists of that kind before and after
+   * (empty when no one server caused it): changes kept through an outage chain into one, from the
+   * first's before to the last's after, which every replica that saw them computes alike.
+   */
+  readonly kinds: ReadonlyMap<ListKind, ChangeDigest>;
   readonly seenByAllReplicas: boolean;
   /** The server whose lists changed, when one did (not a reconfiguration). */
   readonly server?: string;
   /** The merged views before and after: sessions filtered by policy compare their own parts. */
   readonly before: CatalogView;
   readonly after: CatalogView;
+}
+
+/** A server's lists of one kind, as a digest: before and after a change. */
+export interface ChangeDigest {
+  readonly before: string;
+  readonly after: string;
 }
 
 export class Catalog {
@@ -240,7 +250,12 @@ export class Catalog {
     this.#reportUnmatched(ordered, toolOverrides);
     const changed = changedKinds(before, this.#view);
     if (changed.length === 0) return;
-    const kinds = new Map(changed.map((kind) => [kind, cause ? changeDigest(cause.server, kind, cause.before, cause.after) : '']));
+    const kinds = new Map(
+      changed.map((kind): [ListKind, ChangeDigest] => [
+        kind,
+        cause ? { before: listsDigest(cause.server, kind, cause.before), after: listsDigest(cause.server, kind, cause.after) } : { before: '', after: '' },
+      ]),
+    );
     const seenByAllReplicas = cause !== undefined && (this.servers.find((server) => server.upstream.name === cause.server)?.seenByAllReplicas ?? false);
     for (const listener of this.#listeners) listener({ kinds, seenByAllReplicas, ...(cause && { server: cause.server }), before, after: this.#view });
   }
@@ -273,11 +288,10 @@ function changedKinds(before: CatalogView, after: CatalogView): ListKind[] {
   return changed;
 }
 
-/** A digest of one server's lists of one kind, before and after a change. */
-function changeDigest(server: string, kind: ListKind, before: ServerLists | undefined, after: ServerLists | undefined): string {
-  const ofKind = (lists: ServerLists | undefined) =>
-    JSON.stringify(lists ? (kind === 'resources' ? [lists.resources, lists.resourceTemplates] : lists[kind]) : null);
-  return createHash('sha256').update(server).update('\u0000').update(ofKind(before)).update('\u0000').update(ofKind(after)).digest('base64url');
+/** A digest of one server's lists of one kind. */
+function listsDigest(server: string, kind: ListKind, lists: ServerLists | undefined): string {
+  const ofKind = JSON.stringify(lists ? (kind === 'resources' ? [lists.resources, lists.resourceTemplates] : lists[kind]) : null);
+  return createHash('sha256').update(server).update('\u0000').update(ofKind).digest('base64url');
 }
 
 function itemsJson(entries: readonly { item: JsonObject }[]): string {

@@ -103,7 +103,7 @@ export class Listens {
   /** Tells every replica's listeners that the merged `kind` list changed between two views. */
   async announce(kind: ListKind, before: CatalogView, after: CatalogView): Promise<void> {
     const items = changedItems(kind, before, after);
-    await this.options.bus.broadcast(TOPIC, { kind, ...(items.length <= MAX_ITEMS_ON_BUS && { items }) });
+    await this.options.bus.broadcastLogged(TOPIC, { kind, ...(items.length <= MAX_ITEMS_ON_BUS && { items }) });
   }
 
   /**

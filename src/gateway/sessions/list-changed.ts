@@ -3,6 +3,8 @@
 // server's new state (Bus.claimChange) announces it, to every session of every replica. A stdio upstream's change happens
 // in one replica's own process, so that replica announces it without asking: a claim would also
 // swallow the same change repeated (a server that restarts twice within the claim's lifetime).
+// When the store does not answer at the moment of a change, the change is kept and announced once
+// it does (list-change-queue.ts), by whichever replica then claims it.
 import { serverSlug } from '../../config/server-names.js';
 import type { Logger } from '../../observe/logger.js';
 import type { Bus } from '../../session/bus.js';
@@ -11,7 +13,9 @@ import type { AccessViews } from '../catalogue/access.js';
 import type { Catalog, ListKind } from '../catalogue/catalog.js';
 import type { CatalogView } from '../catalogue/catalog-view.js';
 import type { EndpointViews } from '../catalogue/endpoint-views.js';
-import type { GatewayObserver } from '../observer.js';
+import type { GatewayObserver, ListChangeDeferralOutcome } from '../observer.js';
+import { isStoreUnavailable } from '../../session/store-unavailable.js';
+import { ListChangeQueue, type PendingChange } from './list-change-queue.js';
 import { clientSessionIds, type SessionOutbox } from './session-outbox.js';
 
 /**
@@ -36,21 +40,59 @@ export function announceListChanges(
   /** Also told of each change this replica announces: the 2026 listens of every replica (modern/listens.ts). */
   toListeners?: (kind: ListKind, before: CatalogView, after: CatalogView) => Promise<void>,
 ): () => void {
-  return catalog.onChange(({ kinds, seenByAllReplicas, server, before, after }) => {
-    for (const [kind, digest] of kinds) void announce(kind, seenByAllReplicas && server !== undefined ? { server, digest } : undefined, before, after);
+  const queue = new ListChangeQueue(announce);
+  const stopListening = catalog.onChange(({ kinds, seenByAllReplicas, server, before, after }) => {
+    for (const [kind, digest] of kinds) queue.add(kind, seenByAllReplicas && server !== undefined ? server : undefined, digest, before, after);
   });
+  return () => {
+    stopListening();
+    queue.stop();
+  };
 
-  async function announce(kind: ListKind, claim: { server: string; digest: string } | undefined, before: CatalogView, after: CatalogView): Promise<void> {
+  /** True when done with the change (announced, another replica's to announce, or failed for good); false to keep it. */
+  async function announce(change: PendingChange): Promise<boolean> {
+    const { kind, server, before, after } = change;
     const method = `notifications/${kind}/list_changed`;
     try {
-      // Keyed by the slug: a Redis key in a plain alphabet whatever the name ("My Notes"), unique per enabled server.
-      if (claim && !(await bus.claimChange(`list_changed:${kind}:${serverSlug(claim.server)}`, claim.digest, CLAIM_SECONDS))) return;
-      await toListeners?.(kind, before, after);
+      // Changes chained during an outage may have come back to where they started: nothing to tell.
+      if (change.deferred && listJson(before, kind) === listJson(after, kind)) return settle(change, 'announced');
+      if (server !== undefined && !change.claimed) {
+        // Keyed by the slug: a Redis key in a plain alphabet whatever the name ("My Notes"), unique per enabled server.
+        const state = `${change.digest.before}.${change.digest.after}`;
+        if (!(await bus.claimChange(`list_changed:${kind}:${serverSlug(server)}`, state, CLAIM_SECONDS, change.claimant))) return settle(change, 'other-replica');
+        change.claimed = true;
+      }
+      if (!change.listensTold) {
+        await toListeners?.(kind, before, after);
+        change.listensTold = true;
+      }
       const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
       observer.onNotificationForwarded({ method, sessions });
+      return settle(change, 'announced');
     } catch (error) {
-      logger.warn({ method, err: error instanceof Error ? error.message : String(error) }, 'could not announce a list change');
+      const err = error instanceof Error ? error.message : String(error);
+      if (!isStoreUnavailable(error)) {
+        logger.warn({ method, err }, 'could not announce a list change');
+        return settle(change, 'failed');
+      }
+      if (!change.deferred) {
+        change.deferred = true;
+        observer.onListChangeDeferral({ outcome: 'deferred' });
+        logger.warn({ method, err }, 'a list change waits for the session store: it is announced once the store answers');
+      }
+      return false;
     }
+  }
+
+  /** Counts how a deferred change ended, and every change that failed (a change announced at once is no deferral). */
+  function settle(change: PendingChange, outcome: Exclude<ListChangeDeferralOutcome, 'deferred'>): true {
+    if (!change.deferred && outcome !== 'failed') return true;
+    observer.onListChangeDeferral({ outcome });
+    if (change.deferred && outcome !== 'failed') {
+      const by = outcome === 'announced' ? 'this replica' : 'another replica';
+      logger.info({ method: `notifications/${change.kind}/list_changed`, by }, 'a list change kept while the session store did not answer was announced');
+    }
+    return true;
   }
 }
 
