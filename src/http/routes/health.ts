@@ -3,7 +3,8 @@
 // required: a replica with one upstream down still serves the others.
 import type { Hono } from 'hono';
 import type { SessionStore } from '../../session/store.js';
-import type { Upstream } from '../../upstream/types.js';
+import { redactText } from '../../observe/redact-text.js';
+import type { Upstream, UpstreamStatus } from '../../upstream/types.js';
 import type { AppEnv } from '../app-env.js';
 
 export interface HealthRouteOptions {
@@ -19,16 +20,21 @@ export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, pinn
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
-    const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, upstream.status()]));
+    // Unauthenticated: an upstream's last error must not carry a secret it quoted (redact-text.ts).
+    const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, withRedactedError(upstream.status())]));
     const report = pinning?.report();
     const pins = report === undefined ? {} : { pinning: report };
     if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus, ...pins }, 503);
     try {
       await store.ping();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = redactText(error instanceof Error ? error.message : String(error));
       return c.json({ status: 'unavailable', reason, upstreams: upstreamStatus, ...pins }, 503);
     }
     return c.json({ status: 'ready', upstreams: upstreamStatus, ...pins });
   });
+}
+
+function withRedactedError(status: UpstreamStatus): UpstreamStatus {
+  return status.lastError === undefined ? status : { ...status, lastError: redactText(status.lastError) };
 }
