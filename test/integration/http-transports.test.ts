@@ -49,9 +49,9 @@ describe('an HTTP upstream on a closed port', () => {
     port = await freePort();
     gateway = await startGateway({
       mcpServers: {
-        // Secrets where a careless config puts them: the URL's query and its user info.
+        // A secret where a careless config puts it: the URL's query. (User info is refused at load:
+        // secret-redaction.test.ts.)
         search: { url: `http://127.0.0.1:${port}/mcp?api_key=query-secret` },
-        archive: { url: `http://someone:userinfo-secret@127.0.0.1:${port}/archive/mcp` },
       },
     });
   }, 60_000);
@@ -73,10 +73,7 @@ describe('an HTTP upstream on a closed port', () => {
     const status = (await (await fetch(new URL('/api/status', gateway.adminUrl))).json()) as { upstreams: { name: string; lastError: string | null }[] };
     expect(status.upstreams.find((upstream) => upstream.name === 'search')?.lastError).toBe(reason);
 
-    // The one whose URL has user info names it without; whatever its error says, no secret is in it.
-    expect(readyz.upstreams.archive?.lastError).toMatch(new RegExp(`^could not connect to http://127\\.0\\.0\\.1:${port}/archive/mcp: `));
     const everything = JSON.stringify([answer.body, readyz, status, gateway.logs]);
     expect(everything).not.toContain('query-secret');
-    expect(everything).not.toContain('userinfo-secret');
   });
 });
