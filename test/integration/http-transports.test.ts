@@ -1,6 +1,9 @@
 // HTTP upstreams: `transport: auto` tries Streamable HTTP and falls back to the legacy HTTP+SSE
 // transport for a server that predates it; `transport: sse` goes there directly. One that cannot be
-// reached is named with its URL and the socket's error, once, wherever the gateway reports it.
+// reached is named with its URL and the socket's error, once, wherever the gateway reports it; one
+// that answers with a web page is an upstream that is down, not the end of the gateway.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
@@ -76,4 +79,25 @@ describe('an HTTP upstream on a closed port', () => {
     const everything = JSON.stringify([answer.body, readyz, status, gateway.logs]);
     expect(everything).not.toContain('query-secret');
   });
+});
+
+describe('an HTTP upstream that answers with a web page', () => {
+  it('is reported unavailable, and the gateway keeps serving', async () => {
+    const page = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const gateway = await startGateway({ mcpServers: { portal: { url: `http://127.0.0.1:${(page.address() as AddressInfo).port}/mcp` } } });
+    try {
+      const failed = () => gateway.logs.filter((line) => line.msg === 'upstream unavailable' && line.server === 'portal');
+      // Twice: the gateway outlived the first answer (its unread body once ended the process).
+      await expect.poll(() => failed().length, { timeout: 10_000 }).toBeGreaterThan(1);
+      expect(String(failed()[0]?.error)).toContain('text/html');
+      expect((await fetch(gateway.url.replace(/\/mcp$/, '/readyz'))).status).toBe(200);
+    } finally {
+      await gateway.close();
+      page.close();
+    }
+  }, 30_000);
 });
