@@ -291,6 +291,7 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
       expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       expect(await cell(page, 'tr[data-upstream="everything"]', 'state').isVisible()).toBe(true);
       await page.screenshot({ path: join(ARTIFACTS, 'status-page-phone.png'), fullPage: true });
+      await page.locator('#upstreams').screenshot({ path: join(ARTIFACTS, 'status-page-phone-upstreams.png') });
     } finally {
       await page.close();
     }
