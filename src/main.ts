@@ -45,7 +45,8 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   // than one that enforces nothing.
   const pins = await loadPins(config);
   const live: ConfigInForce = { current: config };
-  // Before any upstream starts: its first connection error may quote one of these.
+  // Before any upstream starts: its first connection error may quote one of these. Released when
+  // the gateway closes, not when it fails to start: the line that says why may quote them too.
   const secrets = configuredSecrets(config);
   const core = buildGatewayCore(config, live, { logger, pins, upstreamTransports });
   await core.sessions.ready();
@@ -62,7 +63,6 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
     server = await listen(http.listeners.listener(hono), config.server.host, config.server.port);
   } catch (error) {
     reloading?.close();
-    secrets.release();
     throw error;
   }
   const urls = gatewayUrls(config, server);
@@ -73,7 +73,6 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   } catch (error) {
     reloading?.close();
     await closeServer(server, 0);
-    secrets.release();
     throw error;
   }
   const adminUrl = adminListener?.statusUrl;
