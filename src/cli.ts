@@ -9,6 +9,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { chooseLogFormat, type LogFormat } from './observe/log-format.js';
 import { createLogger, type Logger } from './observe/logger.js';
+import { redactText } from './observe/redact-text.js';
 import { loadPins } from './pinning/load.js';
 import { GATEWAY_VERSION } from './version.js';
 
@@ -96,7 +97,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`switchboard: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // Not through the logger, so through its redaction here (redact-text.ts).
+    process.stderr.write(`switchboard: ${redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     process.exit(1);
   },
 );

@@ -6,6 +6,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Config } from './config/schema.js';
 import { startAdminListener, type AdminListener } from './http/admin/listener.js';
 import type { Logger } from './observe/logger.js';
+import { configuredSecrets } from './observe/redact-text.js';
 import { loadPins } from './pinning/load.js';
 import type { ReloadSource } from './reload.js';
 import type { SuppliedTransports } from './upstream/supplied-transports.js';
@@ -44,12 +45,15 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   // than one that enforces nothing.
   const pins = await loadPins(config);
   const live: ConfigInForce = { current: config };
+  // Before any upstream starts: its first connection error may quote one of these. Released when
+  // the gateway closes, not when it fails to start: the line that says why may quote them too.
+  const secrets = configuredSecrets(config);
   const core = buildGatewayCore(config, live, { logger, pins, upstreamTransports });
   await core.sessions.ready();
 
   const state: DrainState = { draining: false, closing: undefined };
   const http = await buildHttpSide(config, core, { logger, state, jwksCooldownMs, traceExportDelayMs });
-  const reloading = reload && startConfigReloading(reload, live, core, logger);
+  const reloading = reload && startConfigReloading(reload, live, core, logger, secrets);
   const operator = operatorWindow({ startedAt, live, state, core, http, reload, reloading, logger });
   const admin = config.admin.enabled ? startAdminListener(config, { sources: operator.sources, logger, access: http.access, mcpApp: http.listeners.app }) : undefined;
 
@@ -88,6 +92,6 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   return {
     url: urls.mcp,
     ...(adminUrl !== undefined && { adminUrl }),
-    close: (reason = 'shutdown') => shutdown(parts, reason),
+    close: (reason = 'shutdown') => shutdown(parts, reason).finally(() => secrets.release()),
   };
 }

@@ -2,6 +2,7 @@
 // sessions, each configured server (state, era, transport, restarts, last error, what it lists, its
 // pins, its recent traffic). Strings that come from upstreams (errors, server info) are data here;
 // whoever renders them escapes them.
+import { redactText } from '../observe/redact-text.js';
 import { withTimeout } from '../observe/with-timeout.js';
 import { hostname } from 'node:os';
 import { isStdioUpstream, type UpstreamConfig } from '../config/schema.js';
@@ -152,7 +153,8 @@ function upstreamEntry(
     transport: status?.transport ?? info?.transport ?? null,
     serverInfo: info?.serverInfo ? { name: String(info.serverInfo.name), version: String(info.serverInfo.version) } : null,
     restarts: status?.restarts ?? 0,
-    lastError: status?.lastError ?? null,
+    // The page, the API and the restart action's audit line all read it here (redact-text.ts).
+    lastError: status?.lastError === undefined ? null : redactText(status.lastError),
     counts: shared ? (counts ?? { tools: 0, prompts: 0, resources: 0, resourceTemplates: 0 }) : null,
     pinning: pins?.servers[name] ?? null,
     traffic: server.enabled ? (traffic.servers[serverSlug(name)] ?? null) : null,

@@ -3,11 +3,12 @@
 // before anything changed.
 import { loadPins, pinningFiles } from '../pinning/load.js';
 import type { Logger } from '../observe/logger.js';
+import type { ConfiguredSecrets } from '../observe/redact-text.js';
 import { startReloading, type Reloading, type ReloadSource } from '../reload.js';
 import type { ConfigInForce } from './config-in-force.js';
 import type { GatewayCore } from './gateway-core.js';
 
-export function startConfigReloading(reload: ReloadSource, live: ConfigInForce, core: GatewayCore, logger: Logger): Reloading {
+export function startConfigReloading(reload: ReloadSource, live: ConfigInForce, core: GatewayCore, logger: Logger, secrets: ConfiguredSecrets): Reloading {
   const { upstreams, pinning, catalog, serverLimits, views } = core;
   return startReloading(
     reload,
@@ -17,6 +18,8 @@ export function startConfigReloading(reload: ReloadSource, live: ConfigInForce, 
         // First, so that a lock file that cannot be read refuses the reload before anything changed.
         const nextPins = await loadPins(next);
         const previous = live.current;
+        // Before the new upstreams start, whose errors may quote them.
+        secrets.add(next);
         live.current = next;
         const changes = await upstreams.reconcile(previous, next);
         pinning.configure(next.pinning, nextPins);

@@ -102,9 +102,21 @@ export const stdioServer = z
   })
   .strict();
 
+function hasUserInfo(url: string): boolean {
+  const parsed = URL.parse(url);
+  return parsed !== null && (parsed.username !== '' || parsed.password !== '');
+}
+
 export const httpServer = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).describe('The MCP endpoint of an HTTP upstream.'),
+    // User info is refused rather than sent as Basic: fetch refuses such a URL, and a URL is quoted
+    // in errors, logs and traces where a header never is (docs/guides/security.md).
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine((url) => !hasUserInfo(url), {
+        error: 'must not carry a user name or password (user:password@host): send credentials as a header instead, e.g. headers: { Authorization: "Basic <base64 of user:password>" }',
+      })
+      .describe('The MCP endpoint of an HTTP upstream, without user info (credentials go in `headers`).'),
     headers: stringMap.default({}).describe('Headers sent with every request to it, e.g. `Authorization: "Bearer ${TOKEN}"`.'),
     transport: z
       .enum(['auto', 'streamable-http', 'sse'])

@@ -11,6 +11,8 @@ import {
 } from '../upstream/errors.js';
 import { CredentialMissingError, CredentialRefusedError, CredentialUnavailableError } from '../credentials/errors.js';
 import { catalogueError, ERRORS, type CatalogueError, type ErrorName } from '../protocol/error-catalogue.js';
+import { redactSecrets } from '../observe/redact.js';
+import { redactText } from '../observe/redact-text.js';
 
 export class RpcError extends Error {
   constructor(
@@ -47,8 +49,19 @@ export const rpcErrors = {
   internal: () => rpcError('InternalError'),
 };
 
-/** Maps anything thrown while serving a request to the error the client gets. */
+/**
+ * Maps anything thrown while serving a request to the error the client gets, its text redacted:
+ * upstreams' messages and connection errors may quote a URL's password or a configured key
+ * (observe/redact-text.ts).
+ */
 export function toRpcError(error: unknown): RpcError {
+  const rpc = rpcErrorOf(error);
+  const message = redactText(rpc.message);
+  const data: unknown = typeof rpc.data === 'string' ? redactText(rpc.data) : redactSecrets(rpc.data);
+  return message === rpc.message && data === rpc.data ? rpc : new RpcError(rpc.code, message, data);
+}
+
+function rpcErrorOf(error: unknown): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof UpstreamRpcError) {
     return new RpcError(error.code, `${error.message} (from upstream "${error.server}")`, error.data);

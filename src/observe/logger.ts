@@ -4,6 +4,7 @@
 import { pino, type Logger } from 'pino';
 import { prettyLines, type LogFormat } from './log-format.js';
 import { redactSecrets } from './redact.js';
+import { redactText } from './redact-text.js';
 
 export type { Logger };
 
@@ -132,6 +133,14 @@ export function preformattedLines(logger: Logger): PreformattedLines {
   };
 }
 
+/** pino's own form of an Error (type, message, stack, causes), its text redacted: a copy, never the caller's. */
+function redactedError(error: unknown): unknown {
+  const serialized: unknown = pino.stdSerializers.err(error as Error);
+  if (typeof serialized === 'string') return redactText(serialized);
+  // pino's form has a prototype of its own; a plain copy is what the walk reads.
+  return typeof serialized === 'object' && serialized !== null ? redactSecrets({ ...serialized }) : serialized;
+}
+
 export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destination, format = 'json' }: LoggerOptions = {}): Logger {
   const logger = pino(
     {
@@ -143,6 +152,12 @@ export function createLogger({ level = process.env.LOG_LEVEL ?? 'info', destinat
       formatters: {
         level: (label) => ({ level: label }),
         log: redactSecrets,
+      },
+      // The message and a logged Error are written after the formatter, each through its serializer:
+      // their text passes the same redaction (an error's message and stack may quote a URL or a key).
+      serializers: {
+        msg: (msg: unknown) => (typeof msg === 'string' ? redactText(msg) : msg),
+        err: redactedError,
       },
     },
     format === 'pretty' ? prettyLines(destination) : (destination ?? bufferedStdout()),

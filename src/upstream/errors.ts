@@ -66,6 +66,9 @@ export class UpstreamCancelledError extends Error {
  * authorization is described at https://api.example/.well-known/oauth-protected-resource`.
  */
 export class UpstreamAuthChallengeError extends Error {
+  /** The message without the server's name, for readers that name it already (a status row, /readyz). */
+  readonly reason: string;
+
   constructor(
     readonly server: string,
     readonly status: number,
@@ -73,6 +76,9 @@ export class UpstreamAuthChallengeError extends Error {
     readonly challenge: BearerChallenge | undefined,
   ) {
     super(authChallengeMessage(server, status, challenge));
+    // The catalogue's message names the server first (`upstream "x" refused ...`).
+    const named = `upstream "${server}" `;
+    this.reason = this.message.startsWith(named) ? this.message.slice(named.length) : this.message;
     this.name = 'UpstreamAuthChallengeError';
   }
 }

@@ -49,6 +49,9 @@ export async function probeHttpEra(target: HttpProbeTarget, capabilities: Readon
       const error = errorBody(text);
       return error && verdictOf(error) === undefined ? undefined : LEGACY;
     } finally {
+      // A body left unread (an answer of another media type, a web page) errors when destroyed;
+      // with no listener that error would end the process.
+      body.on('error', () => {});
       body.destroy();
     }
   } catch (error) {

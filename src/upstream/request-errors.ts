@@ -47,7 +47,10 @@ export function describeConnectError(error: unknown, url?: string): string {
   return `could not connect to ${shown}: ${withoutUrl(why, url, shown)}`;
 }
 
-/** The URL as messages name it: scheme, host, port and path, nothing a careless config may hide secrets in. */
+/**
+ * The URL as messages name it: scheme, host, port and path, nothing a careless config may hide
+ * secrets in. A display form: the redaction every text gets on its way out is observe/redact-text.ts.
+ */
 export function urlForMessages(url: string): string {
   const parsed = URL.parse(url);
   return parsed === null ? '(an invalid URL)' : `${parsed.origin}${parsed.pathname}`;

@@ -254,7 +254,8 @@ export class SupervisedUpstream implements Upstream {
       if (this.#state === 'stopped' || generation !== this.#generation) return;
       // The reason alone: every reader of it (the log line, /readyz, the status page, the error
       // unavailability() makes of it) names the server already.
-      this.#lastError = error instanceof UpstreamUnavailableError ? error.reason : error instanceof Error ? error.message : String(error);
+      this.#lastError =
+        error instanceof UpstreamUnavailableError || error instanceof UpstreamAuthChallengeError ? error.reason : error instanceof Error ? error.message : String(error);
       this.#refusal = error instanceof UpstreamAuthChallengeError ? error : undefined;
       this.#scheduleRetry();
     } finally {

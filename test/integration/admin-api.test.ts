@@ -33,7 +33,8 @@ beforeAll(async () => {
       left: stdioFixture('twin-server', { TWIN_LABEL: 'left' }),
       // Never reached: here for its secrets in the config view.
       search: {
-        url: `http://robot:hunter2@127.0.0.1:${closed}/mcp?api_key=k3y-in-url&region=eu`,
+        // (A password in the URL is refused at load: secret-redaction.test.ts.)
+        url: `http://127.0.0.1:${closed}/mcp?api_key=k3y-in-url&region=eu`,
         headers: { Authorization: 'Bearer upstream-secret', 'X-Team': 'blue' },
       },
       exchanged: {
@@ -215,15 +216,15 @@ describe('admin actions', () => {
     expect(names).toContain('right');
   });
 
-  it('shows the config in force with secrets redacted: header values, a client secret, the password and key in a URL', async () => {
+  it('shows the config in force with secrets redacted: header values, a client secret, the key in a URL', async () => {
     const response = await admin('/api/config');
     expect(response.status).toBe(200);
     const text = await response.text();
-    for (const secret of ['upstream-secret', 'exchange-client-secret', 'hunter2', 'k3y-in-url']) expect(text).not.toContain(secret);
+    for (const secret of ['upstream-secret', 'exchange-client-secret', 'k3y-in-url']) expect(text).not.toContain(secret);
     const { config: shown } = JSON.parse(text) as { config: { mcpServers: Record<string, Record<string, unknown>> } };
     expect(shown.mcpServers.search).toMatchObject({
       headers: { Authorization: '[redacted]', 'X-Team': '[redacted]' },
-      url: expect.stringMatching(/^http:\/\/redacted@127\.0\.0\.1:\d+\/mcp\?api_key=%5Bredacted%5D&region=eu$/),
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\?api_key=%5Bredacted%5D&region=eu$/),
     });
     expect(shown.mcpServers.exchanged).toMatchObject({
       credentials: { tokenExchange: { clientId: 'switchboard', clientSecret: '[redacted]', audience: 'search' } },

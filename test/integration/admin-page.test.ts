@@ -6,6 +6,8 @@
 // phone's width. Screenshots go to test-results/ (git-ignored).
 import { skipWithout } from '../support/required-tools.js';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +27,13 @@ const HOSTILE = '<img src=x onerror=alert(document.domain)><script>alert(1)</scr
 const POLL = { timeout: 20_000, interval: 200 };
 
 interface StatusBody {
-  upstreams: { name: string; state: string; lastError: string | null; pinning: { withheld: string[] } | null }[];
+  upstreams: {
+    name: string;
+    state: string;
+    lastError: string | null;
+    pinning: { withheld: string[] } | null;
+    counts: { tools: number; resources: number; resourceTemplates: number } | null;
+  }[];
 }
 
 const hasChromium = existsSync(CHROMIUM);
@@ -38,8 +46,15 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
   let trafficRunning = true;
   let calls = 0;
   const failures: string[] = [];
+  let refusing: Server;
 
   beforeAll(async () => {
+    // An upstream that refuses the gateway's credentials, whatever it is sent.
+    refusing = createServer((request, response) => {
+      request.resume();
+      response.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
     const dir = await mkdtemp(join(tmpdir(), 'switchboard-status-page-'));
     const lockFile = join(dir, 'switchboard.lock.yaml');
     // The pin reviewed another echo tool: the live one differs, so it is withheld.
@@ -58,6 +73,11 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
         everything: everythingStdio(),
         shifting: stdioFixture('shifting-server', { WEATHER_DESCRIPTION: HOSTILE }),
         down: { url: `http://127.0.0.1:${closed}/mcp` },
+        // Tool names that fill all 64 characters, for the policy preview's layout.
+        odd: stdioFixture('odd-names-server'),
+        // No shared lists: each session lists it through its own connection.
+        solo: { ...stdioFixture('twin-server', { TWIN_LABEL: 'solo' }), isolation: 'session' },
+        locked: { url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/mcp` },
       },
     });
     client = await connectV2(gateway.url);
@@ -67,6 +87,8 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
       expect(byName.get('everything')?.state).toBe('ready');
       expect(byName.get('shifting')?.pinning?.withheld).toEqual(['echo']);
       expect(byName.get('down')?.lastError).toEqual(expect.any(String));
+      expect(byName.get('odd')?.state).toBe('ready');
+      expect(byName.get('locked')?.lastError).toEqual(expect.any(String));
     }, { timeout: 40_000, interval: 200 });
     // Live traffic while the page is open.
     traffic = (async () => {
@@ -90,6 +112,7 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
     await browser?.close();
     await client?.close();
     await gateway?.close();
+    refusing?.close();
   });
 
   async function openPage(options: Parameters<Browser['newPage']>[0] = {}): Promise<{ page: Page; navigations: () => number; alerts: string[] }> {
@@ -133,7 +156,8 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
       expect(pinning).toContain('mismatch');
       expect(pinning).toContain('echo');
 
-      expect(Number(await cell(page, 'tr[data-traffic="everything"]', 'total-requests').textContent())).toBeGreaterThan(0);
+      // Traffic is sampled every few seconds: the first sample may not be in yet.
+      await expect.poll(async () => Number(await cell(page, 'tr[data-traffic="everything"]', 'total-requests').textContent()), POLL).toBeGreaterThan(0);
       expect(Number(await cell(page, '#sessions', 'sessions').textContent())).toBeGreaterThanOrEqual(1);
       expect(await page.locator('#endpoints').textContent()).toContain(gateway.url);
       expect(await page.locator('details[data-catalog="everything"]').textContent()).toContain('everything__echo');
@@ -210,12 +234,64 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))(hasChromium ? 'the status pa
     }
   }, 60_000);
 
+  it('counts resources and templates apart, and shows a per-session server as per session, not as empty', async () => {
+    const { page } = await openPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.locator('#upstreams').screenshot({ path: join(ARTIFACTS, 'status-page-upstreams.png') });
+      const { upstreams } = (await (await fetch(new URL('/api/status', gateway.adminUrl))).json()) as StatusBody;
+      const everything = upstreams.find((upstream) => upstream.name === 'everything')!.counts!;
+      expect(everything.resourceTemplates).toBeGreaterThan(0);
+      expect(Number(await cell(page, 'tr[data-upstream="everything"]', 'resources').textContent())).toBe(everything.resources);
+      expect(Number(await cell(page, 'tr[data-upstream="everything"]', 'templates').textContent())).toBe(everything.resourceTemplates);
+
+      expect(await cell(page, 'tr[data-upstream="solo"]', 'state').textContent()).toBe('per-session');
+      expect(await cell(page, 'tr[data-upstream="solo"]', 'counts').textContent()).toBe('per session');
+      expect(await page.locator('tr[data-upstream="solo"] [data-field="tools"]').count()).toBe(0);
+      const summary = await page.locator('details[data-catalog="solo"] summary').textContent();
+      expect(summary).toContain('per session');
+      expect(summary).not.toMatch(/\b0 tools\b/);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('shows a last error without the server name its row already shows', async () => {
+    const { page } = await openPage();
+    try {
+      expect(await cell(page, 'tr[data-upstream="locked"]', 'last-error').textContent()).toBe("refused the gateway's credentials (401 invalid_token)");
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('keeps long tool names inside their column in the policy preview, each in full', async () => {
+    const { page } = await openPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      const result = page.locator('#preview-result');
+      await page.fill('input[name="sub"]', 'alice');
+      await page.fill('input[name="scopes"]', 'ops');
+      await page.click('#preview-form button[type="submit"]');
+      await expect.poll(() => result.textContent(), POLL).toContain('odd__names_that_share');
+      await result.screenshot({ path: join(ARTIFACTS, 'status-page-preview.png') });
+      // Every name's box ends inside its list item: none runs into the next column.
+      const overflowing = await page.evaluate(`[...document.querySelectorAll('#preview-result ul.names li')]
+        .filter((item) => item.querySelector('code').getBoundingClientRect().right > item.getBoundingClientRect().right + 0.5)
+        .map((item) => item.textContent)`);
+      expect(overflowing).toEqual([]);
+      const longest = page.locator('#preview-result code', { hasText: 'odd__a_valid_but_long_name_' }).first();
+      expect(await longest.getAttribute('title')).toBe(await longest.textContent());
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
   it('fits a phone screen: no sideways scrolling of the page, tables scroll in their own boxes', async () => {
     const { page } = await openPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     try {
       expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       expect(await cell(page, 'tr[data-upstream="everything"]', 'state').isVisible()).toBe(true);
       await page.screenshot({ path: join(ARTIFACTS, 'status-page-phone.png'), fullPage: true });
+      await page.locator('#upstreams').screenshot({ path: join(ARTIFACTS, 'status-page-phone-upstreams.png') });
     } finally {
       await page.close();
     }

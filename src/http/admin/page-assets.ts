@@ -33,6 +33,9 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: .8rem; font-weight: 600; border: 1px solid currentColor; white-space: nowrap; }
 .ok { color: var(--ok); } .warn { color: var(--warn); } .bad { color: var(--bad); } .muted { color: var(--muted); }
 .error { color: var(--bad); max-width: 28rem; overflow-wrap: anywhere; }
+td.per-session { text-align: center; }
+/* At a desktop's width the last error gets room to read as words, not a column of fragments. */
+@media (min-width: 1100px) { td.error { min-width: 12rem; } }
 code, pre { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .75rem; overflow: auto; max-height: 32rem; }
 button { font: inherit; padding: .2rem .7rem; border-radius: 6px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); cursor: pointer; }
@@ -52,6 +55,8 @@ svg.spark { width: 100px; height: 24px; vertical-align: middle; }
 svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 .actions { display: flex; gap: .5rem; flex-wrap: wrap; margin-left: auto; }
 ul.names { margin: .25rem 0; padding-left: 1.2rem; columns: 16rem auto; }
+/* A name longer than its column (64 characters, a long URI) wraps inside it rather than running into the next. */
+ul.names li { break-inside: avoid; overflow-wrap: anywhere; }
 @media (max-width: 600px) {
   body { font-size: 13px; } th, td { padding: .3rem .4rem; } .hide-narrow { display: none; } header { position: static; }
   .card .value { font-size: 1.1rem; }
@@ -204,6 +209,7 @@ export const PAGE_SCRIPT = `
           const item = document.createElement('li');
           const code = document.createElement('code');
           code.textContent = name;
+          code.title = name;
           item.append(code);
           list.append(item);
         }

@@ -97,14 +97,13 @@ function upstreamsSection(status: AdminStatus): Html {
   return html`<section id="upstreams" data-live>
   <h2>Upstreams</h2>
   <div class="scroll"><table class="stack">
-    <thead><tr><th>Server</th><th>State</th><th>Era</th><th>Transport</th><th class="num">Restarts</th><th class="num">Tools</th><th class="num">Prompts</th><th class="num">Resources</th><th>Pinning</th><th>Last error</th><th></th></tr></thead>
+    <thead><tr><th>Server</th><th>State</th><th>Era</th><th>Transport</th><th class="num">Restarts</th><th class="num">Tools</th><th class="num">Prompts</th><th class="num">Resources</th><th class="num">Templates</th><th>Pinning</th><th>Last error</th><th></th></tr></thead>
     <tbody>${status.upstreams.map(upstreamRow)}</tbody>
   </table></div>
 </section>`;
 }
 
 function upstreamRow(upstream: UpstreamEntry): Html {
-  const counts = upstream.counts;
   const restartable = upstream.enabled && upstream.isolation === 'shared';
   // data-label: the column's name, shown beside each value when a phone stacks the row (page-assets.ts).
   return html`<tr data-upstream="${upstream.name}">
@@ -113,13 +112,27 @@ function upstreamRow(upstream: UpstreamEntry): Html {
   <td data-label="Era" data-field="era"><span>${upstream.era === null ? '-' : upstream.era === 'modern' ? '2026' : '2025'}${upstream.protocolVersion ? html` <span class="muted">${upstream.protocolVersion}</span>` : ''}</span></td>
   <td data-label="Transport" data-field="transport">${upstream.transport ?? upstream.kind}</td>
   <td data-label="Restarts" class="num" data-field="restarts">${upstream.restarts}</td>
-  <td data-label="Tools" class="num" data-field="tools">${counts ? counts.tools : '-'}</td>
-  <td data-label="Prompts" class="num" data-field="prompts">${counts ? counts.prompts : '-'}</td>
-  <td data-label="Resources" class="num" data-field="resources">${counts ? counts.resources + counts.resourceTemplates : '-'}</td>
+  ${countCells(upstream)}
   <td data-label="Pinning" data-field="pinning"><span>${pinningCell(upstream)}</span></td>
   <td data-label="Last error" class="error" data-field="last-error">${upstream.lastError ?? ''}</td>
   <td data-label="">${restartable ? html`<button type="button" data-action="restart" data-target="${upstream.name}">Restart</button>` : ''}</td>
 </tr>`;
+}
+
+/**
+ * What its shared lists hold. A session-isolated server has none (each session lists it through its
+ * own connection), which is not the same as listing nothing: one cell across the four says so.
+ */
+function countCells(upstream: UpstreamEntry): Html {
+  const { counts } = upstream;
+  if (counts === null && upstream.enabled && upstream.isolation === 'session') {
+    return html`<td data-label="Lists" colspan="4" class="muted per-session" data-field="counts" title="Each session lists this server through its own connection">per session</td>`;
+  }
+  const count = (value: number | undefined) => (value === undefined ? '-' : String(value));
+  return html`<td data-label="Tools" class="num" data-field="tools">${count(counts?.tools)}</td>
+  <td data-label="Prompts" class="num" data-field="prompts">${count(counts?.prompts)}</td>
+  <td data-label="Resources" class="num" data-field="resources">${count(counts?.resources)}</td>
+  <td data-label="Templates" class="num" data-field="templates">${count(counts?.resourceTemplates)}</td>`;
 }
 
 function pinningCell(upstream: UpstreamEntry): Html | string {
@@ -222,7 +235,9 @@ function catalogSection(catalog: readonly ServerCatalog[]): Html {
 function serverCatalog(server: ServerCatalog): Html {
   const total = server.tools.length + server.prompts.length + server.resources.length + server.resourceTemplates.length;
   return html`<details data-catalog="${server.name}">
-  <summary><strong>${server.name}</strong> <span class="muted">${server.tools.length} tools, ${server.prompts.length} prompts, ${server.resources.length} resources, ${server.resourceTemplates.length} templates${server.withheld.length > 0 ? `, ${server.withheld.length} withheld` : ''}</span></summary>
+  <summary><strong>${server.name}</strong> <span class="muted">${server.isolation === 'session'
+    ? 'per session'
+    : `${server.tools.length} tools, ${server.prompts.length} prompts, ${server.resources.length} resources, ${server.resourceTemplates.length} templates${server.withheld.length > 0 ? `, ${server.withheld.length} withheld` : ''}`}</span></summary>
   ${server.isolation === 'session' ? html`<p class="muted">isolation: session: each session lists this server through its own connection.</p>` : ''}
   ${total === 0 && server.isolation === 'shared' ? html`<p class="muted">Nothing listed (the server is down, or lists nothing).</p>` : ''}
   ${namedTable('Tools', server.tools)}

@@ -11,7 +11,8 @@
 import type { Hono } from 'hono';
 import { ANSWERING, outageKindOf, type OutageKind, type StoreState } from '../../session/store-outages.js';
 import type { SessionStore } from '../../session/store.js';
-import type { Upstream } from '../../upstream/types.js';
+import { redactText } from '../../observe/redact-text.js';
+import type { Upstream, UpstreamStatus } from '../../upstream/types.js';
 import type { AppEnv } from '../app-env.js';
 
 export interface HealthRouteOptions {
@@ -38,7 +39,8 @@ export function registerHealthRoutes(app: Hono<AppEnv>, options: HealthRouteOpti
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
-    const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, upstream.status()]));
+    // Unauthenticated: an upstream's last error must not carry a secret it quoted (redact-text.ts).
+    const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, withRedactedError(upstream.status())]));
     const report = pinning?.report();
     const pins = report === undefined ? {} : { pinning: report };
     if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus, ...pins }, 503);
@@ -67,6 +69,11 @@ async function storeState({ store, storeState: tracked }: HealthRouteOptions): P
   ]);
   clearTimeout(timer);
   const state = tracked?.() ?? ANSWERING;
-  if (state.state === 'outage' || failure === undefined) return state;
-  return { state: 'outage', since: new Date().toISOString(), ...failure };
+  if (state.state === 'outage') return { ...state, reason: redactText(state.reason) };
+  if (failure === undefined) return state;
+  return { state: 'outage', since: new Date().toISOString(), kind: failure.kind, reason: redactText(failure.reason) };
+}
+
+function withRedactedError(status: UpstreamStatus): UpstreamStatus {
+  return status.lastError === undefined ? status : { ...status, lastError: redactText(status.lastError) };
 }
