@@ -95,8 +95,9 @@ export async function upstreamEntries(sources: OperatorSources, traffic?: Traffi
   const report = traffic ?? (await sources.traffic.report());
   const pins = sources.pinning.report();
   const counts = countsByServer(sources.catalog.view);
+  const leftOut = sources.isolation?.leftOut() ?? {};
   return Object.entries(sources.config().mcpServers).map(([name, server]) =>
-    upstreamEntry(name, server, sources.upstreams.get(name), counts.get(name), pins, report),
+    upstreamEntry(name, server, sources.upstreams.get(name), counts.get(name), pins, report, Object.hasOwn(leftOut, name) ? leftOut[name] : undefined),
   );
 }
 
@@ -136,6 +137,8 @@ function upstreamEntry(
   counts: UpstreamCounts | undefined,
   pins: PinningReport | undefined,
   traffic: TrafficReport,
+  /** A per-session server that lists go without: since when, and why. */
+  leftOut?: { readonly since: string; readonly reason: string },
 ): UpstreamEntry {
   const status = upstream?.status();
   const info = upstream?.info;
@@ -146,13 +149,13 @@ function upstreamEntry(
     isolation: server.isolation,
     enabled: server.enabled,
     state: !server.enabled ? 'disabled' : server.isolation === 'session' ? 'per-session' : (status?.state ?? 'stopped'),
-    since: status?.since ?? null,
+    since: status?.since ?? leftOut?.since ?? null,
     era: info?.era ?? null,
     protocolVersion: status?.protocolVersion ?? info?.protocolVersion ?? null,
     transport: status?.transport ?? info?.transport ?? null,
     serverInfo: info?.serverInfo ? { name: String(info.serverInfo.name), version: String(info.serverInfo.version) } : null,
     restarts: status?.restarts ?? 0,
-    lastError: status?.lastError ?? null,
+    lastError: status?.lastError ?? leftOut?.reason ?? null,
     counts: shared ? (counts ?? { tools: 0, prompts: 0, resources: 0, resourceTemplates: 0 }) : null,
     pinning: pins?.servers[name] ?? null,
     traffic: server.enabled ? (traffic.servers[serverSlug(name)] ?? null) : null,

@@ -41,6 +41,8 @@ import { SessionEnding } from './sessions/session-ending.js';
 import { ClientNotifications } from './sessions/client-notifications.js';
 import { Listens } from './modern/listens.js';
 import { PrincipalSessions } from './isolation/principal-sessions.js';
+import { neededServers } from './isolation/needed-servers.js';
+import type { LeftOutServer } from './isolation/left-out-servers.js';
 import { ServerRequestRelay } from './calls/server-requests.js';
 import { SessionOutbox } from './sessions/session-outbox.js';
 import { SubscriptionCounter } from './sessions/subscriptions.js';
@@ -340,7 +342,7 @@ export class Gateway {
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
       // A session has a view of its own only with session-isolated servers; otherwise no await here.
-      view = isolation && this.#isolated?.hasAny() ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
+      view = isolation && this.#isolated?.hasAny() ? await this.#isolatedView(this.#isolated, isolation, caller, request, searchMode, span) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry, span });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
@@ -437,6 +439,27 @@ export class Gateway {
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
+  }
+
+  /** Session-isolated servers that lists went without lately, and why (for /readyz and the status page). */
+  leftOutServers(): Readonly<Record<string, LeftOutServer>> {
+    return this.#isolated?.leftOut() ?? {};
+  }
+
+  /**
+   * The session's view with the lists of only the session-isolated servers the request needs
+   * (isolation/needed-servers.ts): ping, or a call to a shared server, opens none of them.
+   */
+  #isolatedView(isolated: IsolatedServers, isolation: SessionRecord, caller: Caller, request: JsonRpcRequest, searchMode: boolean, span: TraceSpan | undefined): Promise<CatalogView> {
+    const { routing } = this.options;
+    const params = request.params ?? {};
+    // A call_tool call in search mode needs what a direct call of the tool it names needs.
+    const named = searchMode && request.method === 'tools/call' ? (calledTool(params) ?? params) : params;
+    const needed = neededServers(request.method, named, isolated.servers(), {
+      separator: routing.separator,
+      toolsOf: (server) => routing.servers.find((candidate) => candidate.name === server)?.tools,
+    }, searchMode);
+    return this.#sessionViews.viewFor(isolation, caller.principal, needed, span);
   }
 
   /**

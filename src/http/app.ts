@@ -49,6 +49,8 @@ export interface AppOptions {
   readonly upstreams: { readonly all: readonly Upstream[] };
   /** Pinned tool definitions, shown in /readyz (pinning/enforcer.ts). */
   readonly pinning?: { report(): unknown };
+  /** Session-isolated servers that lists went without lately, shown in /readyz (gateway/isolation/left-out-servers.ts). */
+  readonly isolation?: { leftOut(): Readonly<Record<string, unknown>> };
   readonly logger: Logger;
   /** Origin/Host guard, bearer auth, rate limit, RFC 9728 metadata (access-control.ts). */
   readonly access?: AccessControl;

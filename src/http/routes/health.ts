@@ -12,16 +12,19 @@ export interface HealthRouteOptions {
   readonly upstreams: { readonly all: readonly Upstream[] };
   /** Pinned tool definitions: which tools differ from their pins, per server (information; readiness does not depend on it). */
   readonly pinning?: { report(): unknown };
+  /** Session-isolated servers that lists went without lately (information, like the upstreams). */
+  readonly isolation?: { leftOut(): Readonly<Record<string, unknown>> };
   isDraining(): boolean;
 }
 
-export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, pinning, isDraining }: HealthRouteOptions): void {
+export function registerHealthRoutes(app: Hono<AppEnv>, { store, upstreams, pinning, isolation, isDraining }: HealthRouteOptions): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
     const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, upstream.status()]));
     const report = pinning?.report();
-    const pins = report === undefined ? {} : { pinning: report };
+    const leftOut = isolation?.leftOut() ?? {};
+    const pins = { ...(report !== undefined && { pinning: report }), ...(Object.keys(leftOut).length > 0 && { leftOutOfLists: leftOut }) };
     if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus, ...pins }, 503);
     try {
       await store.ping();
