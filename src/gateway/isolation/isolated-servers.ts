@@ -205,6 +205,7 @@ export class IsolatedServers {
           const lists = await this.#leftOut.within(this.#listsOf(session, server, principal, span), boundMs);
           if (lists === LATE) {
             this.#leftOut.leftOut(server.name, LATE, boundMs);
+            this.#unlisted.late(session.id, server, new UpstreamUnavailableError(server.name, `it did not answer within ${boundMs} ms`));
             return undefined;
           }
           this.#unlisted.listed(session.id, server.name);

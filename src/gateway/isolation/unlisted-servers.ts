@@ -37,6 +37,16 @@ export class UnlistedServers {
   }
 
   /**
+   * The caller's lists of the server did not come within the list's bound: it is left out for now
+   * (the connection goes on), and a call under its prefix is told why rather than "unknown tool".
+   */
+  late(sessionId: string, server: IsolatedServer, why: Error): void {
+    if (!server.credentials) return;
+    if (this.#reasons.size >= MAX_REASONS) this.#reasons.clear();
+    this.#reasons.set(reasonKey(sessionId, server.name), why);
+  }
+
+  /**
    * Why a tool or prompt the caller named is not in their view, when its prefix is that of a
    * server with per-user credentials they could not list. Not for what `allows` (policy, the
    * endpoint) hides from them: that stays unknown.
