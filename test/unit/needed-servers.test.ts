@@ -24,6 +24,11 @@ describe('the session-isolated servers a request needs', () => {
     // An unprefixed server may expose any name.
     expect(need('tools/call', { name: 'echo' }, [server('github'), server('plain', '')])).toEqual(['plain']);
     expect(need('tools/call', { name: 42 })).toEqual([]);
+    // A name rewritten short enough (namespace.maxNameLength) to keep only part of the prefix.
+    const long = server('a-very-long-per-user-server');
+    expect(need('tools/call', { name: 'a-very-long-per_0123abcd' }, [long, server('notes')])).toEqual(['a-very-long-per-user-server']);
+    expect(need('tools/call', { name: 'a-very-long-per-user-server__x_0123abcd' }, [long])).toEqual(['a-very-long-per-user-server']);
+    expect(need('tools/call', { name: 'other_0123abcd' }, [long])).toEqual([]);
   });
 
   it('for a resource, the server its URI is tagged with, else the unprefixed ones', () => {

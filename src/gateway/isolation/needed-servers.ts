@@ -51,11 +51,21 @@ export function neededServers(method: string, params: JsonObject, servers: reado
 function byName(name: unknown, servers: readonly IsolatedServer[], rules: NamingRules, tool: boolean): NeededServers {
   if (typeof name !== 'string') return NO_SERVERS;
   return servers
-    .filter(
-      (server) =>
-        server.prefix === '' || name.startsWith(`${server.prefix}${rules.separator}`) || (tool && renamesTo(rules.toolsOf(server.name), name)),
-    )
+    .filter((server) => server.prefix === '' || hasPrefix(name, `${server.prefix}${rules.separator}`) || (tool && renamesTo(rules.toolsOf(server.name), name)))
     .map((server) => server.name);
+}
+
+/** A rewritten name: what was kept of the natural one, "_" and a hash (catalogue/namespace.ts). */
+const REWRITTEN = /^(.*)_[0-9a-f]{8,}$/;
+
+/**
+ * Whether `name` is one of a prefixed server's: it starts with the prefix and separator, or it was
+ * rewritten and cut so short (namespace.maxNameLength) that only the start of them is left.
+ */
+function hasPrefix(name: string, start: string): boolean {
+  if (name.startsWith(start)) return true;
+  const kept = REWRITTEN.exec(name)?.[1];
+  return kept !== undefined && kept.length < start.length && (start.startsWith(kept) || start.replace(/[^A-Za-z0-9_-]/g, '_').startsWith(kept));
 }
 
 /** A tagged URI names its server (and is routed without a list); an untagged one can be an unprefixed server's. */
