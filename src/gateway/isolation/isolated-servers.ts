@@ -192,17 +192,21 @@ export class IsolatedServers {
    * credential there sees nothing of it (whenMissing: hide) or the server's last lists here
    * (whenMissing: error).
    *
-   * Each server is waited for at most its own bound: listConnectTimeoutMs while the caller's
-   * connection is not up yet, then timeoutMs. One that misses it is left out of this list (the
-   * fetch goes on, and a later list has it once it answers), so a list never waits on the slowest.
+   * For a list (`needed` is 'all'), each server is waited for at most its own bound:
+   * listConnectTimeoutMs while the caller's connection is not up yet, then timeoutMs. One that
+   * misses it is left out of this list (the fetch goes on, and a later list has it once it
+   * answers), so a list never waits on the slowest. A request for an item of the servers named
+   * waits for them as a call of them does: the caller asked for that server and no other.
    */
   async lists(session: SessionRecord, principal?: Principal, needed: NeededServers = 'all', span?: SpanParent): Promise<ServerLists[]> {
+    const bounded = needed === 'all';
     const servers = this.options.servers().filter((server) => needed === 'all' || needed.includes(server.name));
     const all = await Promise.all(
       servers.map(async (server) => {
         const boundMs = this.#listBound(session, server);
         try {
-          const lists = await this.#leftOut.within(this.#listsOf(session, server, principal, span), boundMs);
+          const fetched = this.#listsOf(session, server, principal, span);
+          const lists = bounded ? await this.#leftOut.within(fetched, boundMs) : await fetched;
           if (lists === LATE) {
             this.#leftOut.leftOut(server.name, LATE, boundMs);
             this.#unlisted.late(session.id, server, new UpstreamUnavailableError(server.name, `it did not answer within ${boundMs} ms`));
