@@ -93,6 +93,8 @@ export class IsolatedServers {
   readonly #unlisted: UnlistedServers;
   /** Servers that lists went without lately, and since when (left-out-servers.ts). */
   readonly #leftOut: LeftOutServers;
+  /** Per session and server: a late fetch whose arrival the session will be told of. */
+  readonly #announcing = new Set<string>();
   /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
   readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
@@ -210,6 +212,7 @@ export class IsolatedServers {
           if (lists === LATE) {
             this.#leftOut.leftOut(server.name, LATE, boundMs);
             this.#unlisted.late(session.id, server, new UpstreamUnavailableError(server.name, `it did not answer within ${boundMs} ms`));
+            this.#announceWhenListed(session.id, server.name, fetched);
             return undefined;
           }
           this.#unlisted.listed(session.id, server.name);
@@ -224,6 +227,29 @@ export class IsolatedServers {
       }),
     );
     return all.filter((lists): lists is ServerLists => lists !== undefined);
+  }
+
+  /**
+   * A list went on without the server: once its lists come, the session is told its lists changed,
+   * so a client that lists once at start (most do) sees the server's items without asking again.
+   */
+  #announceWhenListed(sessionId: string, server: string, fetched: Promise<ServerLists>): void {
+    const key = listsKey(sessionId, server);
+    if (this.#announcing.has(key)) return;
+    this.#announcing.add(key);
+    fetched.then(
+      (lists) => {
+        const changed = [
+          ['tools', lists.tools.length],
+          ['prompts', lists.prompts.length],
+          ['resources', lists.resources.length + lists.resourceTemplates.length],
+        ] as const;
+        for (const [kind, count] of changed) {
+          if (count > 0) void this.options.outbox.toSessions([sessionId], { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` }).catch(() => {});
+        }
+      },
+      () => {},
+    ).finally(() => this.#announcing.delete(key));
   }
 
   /** How long a list waits for the server: its connect bound until the caller's connection here is up. */
