@@ -44,7 +44,7 @@ export const LOAD_PHASES: Readonly<Partial<Record<Phase, LoadPhase>>> = {
     operation: 'ping',
     loads: [lightLoad],
     scenarios: { sequential: { label: 'sequential', workers: 1, warmupCalls: 100, calls: 1_000, maxDurationMs: 1_500, rounds: 2 } },
-    targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-redis-2025', 'mcp-proxy', 'min-proxy'],
+    targets: ['floor', 'stdio-direct', 'gw-stdio-2025', 'gw-stdio-2025-isolation', 'gw-redis-2025', 'mcp-proxy', 'min-proxy'],
   },
   // What deployed clients see; fewer calls, since the SDK's own cost dominates on two cores.
   sdk: {

@@ -229,7 +229,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningFron
     stdio: ['pipe', log, log, 'ipc'],
   });
   const front = frontOf(child, `http://127.0.0.1:${port}/mcp`);
-  const upstreams = Object.keys((options.config as { mcpServers?: object }).mcpServers ?? {});
+  // A session-isolated server has no shared connection to wait for (and /readyz does not list it).
+  const servers = (options.config as { mcpServers?: Record<string, { isolation?: string }> }).mcpServers ?? {};
+  const upstreams = Object.keys(servers).filter((name) => servers[name]?.isolation !== 'session');
   await waitUntilReady(child, `http://127.0.0.1:${port}/readyz`, upstreams, options.readyTimeoutMs ?? STARTUP_TIMEOUT_MS);
   return front;
 }

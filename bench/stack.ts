@@ -1,5 +1,6 @@
 // Starts what the chosen targets need, each part once (the two eras of a gateway share it), and
 // hands back the targets with their endpoints and the process ids whose CPU time they are charged.
+import { createServer, type AddressInfo } from 'node:net';
 import {
   EVERYTHING_PATTERN,
   EVERYTHING_STDIO,
@@ -57,6 +58,12 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
     const sink = await startOtlpSink();
     built.set('gw-stdio-traced', asFront(await gatewayWith('stdio-memory-traced', { telemetry: { endpoint: sink.url }, mcpServers: { everything: EVERYTHING_STDIO } })));
   }
+  if (needs('gw-isolation')) {
+    // A per-user upstream that never answers: no call of the load needs it, so none may wait on it.
+    const hung = await startSilentPort();
+    const mcpServers = { everything: EVERYTHING_STDIO, hung: { url: hung.url, isolation: 'session', timeoutMs: 2_000 } };
+    built.set('gw-isolation', asFront(await gatewayWith('stdio-memory-isolation', { mcpServers })));
+  }
   if (needs('gw-redis')) {
     const redis = await startRedis();
     const sessions = { store: 'redis', redisUrl: redis.url, keyPrefix: 'bench-load:' };
@@ -81,6 +88,14 @@ export async function startStack(names: readonly TargetName[], gateway: GatewayS
   const targets = names.map((name) => ({ ...TARGET_SPECS[name], ...built.get(TARGET_SPECS[name].part)! }));
   progress(`running: ${targets.map((target) => `${target.name} (${target.endpoint.kind === 'http' ? target.endpoint.url : `stdio pid ${target.upstreamPid}`})`).join(', ')}`);
   return targets;
+}
+
+/** Accepts connections and never answers; held by this process for the run (its CPU is no target's). */
+async function startSilentPort(): Promise<{ url: string }> {
+  const server = createServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
 }
 
 function optionalPid(pid: number | undefined): { upstreamPid?: number } {

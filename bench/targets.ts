@@ -6,6 +6,9 @@
 //   gw-stdio-*     the gateway, memory store, in front of server-everything over stdio
 //   gw-stdio-2025-traced  the same with tracing on, exporting to a sink that decodes and discards
 //                  (otlp-sink.ts); only when asked for (--target), beside gw-stdio-2025
+//   gw-stdio-2025-isolation  gw-stdio-2025 with a per-user (`isolation: session`) HTTP upstream
+//                  configured that accepts connections and never answers: what one hung per-user
+//                  upstream costs calls that do not need it; only when asked for, beside gw-stdio-2025
 //   gw-redis-*     the same with the Redis session store
 //   gw-modern-2026 the gateway in front of a 2026-07-28 server over stdio (the tests' modern fixture):
 //                  2026 from the client to the upstream
@@ -33,6 +36,7 @@ export const TARGET_NAMES = [
   'gw-stdio-2025',
   'gw-stdio-2026',
   'gw-stdio-2025-traced',
+  'gw-stdio-2025-isolation',
   'gw-redis-2025',
   'gw-redis-2026',
   'gw-modern-2026',
@@ -53,10 +57,10 @@ export type TargetName = (typeof TARGET_NAMES)[number];
  * against another target, not issue 10's figures, and the full run's length and its comparison
  * with the baseline stay as they were.
  */
-export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'min-proxy-busy', 'floor-raw', 'min-proxy-raw'];
+export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'gw-stdio-2025-isolation', 'min-proxy-busy', 'floor-raw', 'min-proxy-raw'];
 
 /** The processes a target needs; two targets that share one (the two eras of a gateway) share the process. */
-export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'min-proxy-busy' | 'floor-raw' | 'min-proxy-raw' | 'http-upstream' | 'gw-http';
+export type StackPart = 'floor' | 'stdio-direct' | 'gw-stdio' | 'gw-stdio-traced' | 'gw-isolation' | 'gw-redis' | 'gw-modern' | 'mcp-proxy' | 'min-proxy' | 'min-proxy-busy' | 'floor-raw' | 'min-proxy-raw' | 'http-upstream' | 'gw-http';
 
 export interface TargetSpec {
   readonly name: TargetName;
@@ -80,6 +84,7 @@ export const TARGET_SPECS: Readonly<Record<TargetName, TargetSpec>> = {
   'gw-stdio-2025': { name: 'gw-stdio-2025', label: 'gw>stdio mem 2025', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2025' },
   'gw-stdio-2026': { name: 'gw-stdio-2026', label: 'gw>stdio mem 2026', part: 'gw-stdio', tool: GATEWAY_TOOL, era: '2026' },
   'gw-stdio-2025-traced': { name: 'gw-stdio-2025-traced', label: 'gw>stdio mem 2025 traced', part: 'gw-stdio-traced', tool: GATEWAY_TOOL, era: '2025' },
+  'gw-stdio-2025-isolation': { name: 'gw-stdio-2025-isolation', label: 'gw>stdio mem 2025, hung per-user', part: 'gw-isolation', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2025': { name: 'gw-redis-2025', label: 'gw>stdio redis 2025', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2025' },
   'gw-redis-2026': { name: 'gw-redis-2026', label: 'gw>stdio redis 2026', part: 'gw-redis', tool: GATEWAY_TOOL, era: '2026' },
   'gw-modern-2026': { name: 'gw-modern-2026', label: 'gw>stdio 2026 upstream', part: 'gw-modern', tool: 'modern__echo', era: '2026' },

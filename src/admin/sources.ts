@@ -40,6 +40,8 @@ export interface OperatorSources {
     settled(maxWaitMs?: number): Promise<void>;
   };
   readonly pinning: { report(): PinningReport | undefined };
+  /** Session-isolated servers that lists went without lately (gateway/isolation/left-out-servers.ts). */
+  readonly isolation?: { leftOut(): Readonly<Record<string, { readonly since: string; readonly reason: string }>> };
   readonly sessions: { readonly kind: 'memory' | 'redis'; count(): Promise<number> };
   /** 2026 subscriptions/listen requests held open on this replica. */
   readonly listens: { readonly size: number };

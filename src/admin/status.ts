@@ -96,8 +96,9 @@ export async function upstreamEntries(sources: OperatorSources, traffic?: Traffi
   const report = traffic ?? (await sources.traffic.report());
   const pins = sources.pinning.report();
   const counts = countsByServer(sources.catalog.view);
+  const leftOut = sources.isolation?.leftOut() ?? {};
   return Object.entries(sources.config().mcpServers).map(([name, server]) =>
-    upstreamEntry(name, server, sources.upstreams.get(name), counts.get(name), pins, report),
+    upstreamEntry(name, server, sources.upstreams.get(name), counts.get(name), pins, report, Object.hasOwn(leftOut, name) ? leftOut[name] : undefined),
   );
 }
 
@@ -137,6 +138,8 @@ function upstreamEntry(
   counts: UpstreamCounts | undefined,
   pins: PinningReport | undefined,
   traffic: TrafficReport,
+  /** A per-session server that lists go without: since when, and why. */
+  leftOut?: { readonly since: string; readonly reason: string },
 ): UpstreamEntry {
   const status = upstream?.status();
   const info = upstream?.info;
@@ -147,14 +150,14 @@ function upstreamEntry(
     isolation: server.isolation,
     enabled: server.enabled,
     state: !server.enabled ? 'disabled' : server.isolation === 'session' ? 'per-session' : (status?.state ?? 'stopped'),
-    since: status?.since ?? null,
+    since: status?.since ?? leftOut?.since ?? null,
     era: info?.era ?? null,
     protocolVersion: status?.protocolVersion ?? info?.protocolVersion ?? null,
     transport: status?.transport ?? info?.transport ?? null,
     serverInfo: info?.serverInfo ? { name: String(info.serverInfo.name), version: String(info.serverInfo.version) } : null,
     restarts: status?.restarts ?? 0,
     // The page, the API and the restart action's audit line all read it here (redact-text.ts).
-    lastError: status?.lastError === undefined ? null : redactText(status.lastError),
+    lastError: redactedOrNull(status?.lastError ?? leftOut?.reason),
     counts: shared ? (counts ?? { tools: 0, prompts: 0, resources: 0, resourceTemplates: 0 }) : null,
     pinning: pins?.servers[name] ?? null,
     traffic: server.enabled ? (traffic.servers[serverSlug(name)] ?? null) : null,
@@ -176,4 +179,8 @@ function countsByServer(view: CatalogView): Map<string, UpstreamCounts> {
   for (const { server } of view.resources) of(server).resources += 1;
   for (const { server } of view.resourceTemplates) of(server).resourceTemplates += 1;
   return counts;
+}
+
+function redactedOrNull(text: string | undefined): string | null {
+  return text === undefined ? null : redactText(text);
 }

@@ -36,6 +36,7 @@ export function operatorWindow({ startedAt, live, state, core, http, reload, rel
     upstreams: core.upstreams,
     catalog: core.catalog,
     pinning: { report: () => pinning.report() },
+    isolation: { leftOut: () => gateway.leftOutServers() },
     sessions: core.sessions.store,
     listens: gateway.listens,
     streams: http.openStreams,

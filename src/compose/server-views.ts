@@ -47,6 +47,8 @@ export function serverViews(live: ConfigInForce, upstreams: UpstreamPool, creden
             prefix: prefixOf(name),
             transport: isStdioUpstream(server) ? 'stdio' : 'http',
             maxSessions: server.maxSessions,
+            timeoutMs: server.timeoutMs,
+            listConnectTimeoutMs: server.listConnectTimeoutMs,
             ...(server.credentials && { credentials: credentials.of(name, server) }),
           })),
       };

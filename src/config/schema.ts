@@ -83,6 +83,12 @@ export const upstreamCommon = {
   maxSessions: lenientNumber(z.number().int().positive().max(100_000))
     .default(1000)
     .describe('With `isolation: session`: at most this many session connections (or processes) per replica; the least recently used idle one is closed to make room.'),
+  // isolation: session only: a list is never held up by one caller's upstream that is slow to start.
+  listConnectTimeoutMs: lenientNumber(z.number().int().positive().max(3_600_000))
+    .default(5_000)
+    .describe(
+      'With `isolation: session`: how long a list waits, in milliseconds, for a caller\'s first connection to this server and its lists (later lists wait at most `timeoutMs`); past it the server is left out of that caller\'s list while the connection goes on, and included once it answers.',
+    ),
   // Each caller reaches the upstream as themself (credentials.ts); absent: the config's own headers or env.
   credentials: credentialsSection.optional(),
   enabled: lenientBoolean().default(true).describe('`false` keeps the server in the file but starts nothing and exposes nothing.'),

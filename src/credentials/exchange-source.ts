@@ -6,12 +6,14 @@
 //
 // A cache that fails is skipped, never the caller's problem: the exchange still works without it.
 // Concurrent resolves of one key on this replica share one exchange. A refusal is not cached as a
-// token; it is remembered for a few seconds (recent-refusals.ts says why).
+// token; it is remembered for a few seconds (recent-refusals.ts says why), and so is a token
+// endpoint that did not answer or could not be reached (recent-outages.ts).
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { TokenExchangeConfig } from '../config/credentials.js';
 import type { Logger } from '../observe/logger.js';
-import { CredentialMissingError, CredentialRefusedError } from './errors.js';
+import { CredentialMissingError, CredentialRefusedError, CredentialUnavailableError } from './errors.js';
+import { RecentOutages, type OutageBackoff } from './recent-outages.js';
 import { RecentRefusals } from './recent-refusals.js';
 import { renewalTime } from './renewal.js';
 import type { CachedToken, TokenCache } from './token-cache.js';
@@ -21,6 +23,8 @@ import type { CredentialSource, UpstreamCredential } from './types.js';
 export interface TokenExchangeSourceOptions {
   /** How long a refusal is answered from memory (ms); 0 asks the provider every time. Default 5,000. */
   readonly refusalMemoryMs?: number;
+  /** How long an outage of the token endpoint is answered from memory (recent-outages.ts has the default). */
+  readonly outageBackoff?: OutageBackoff;
   /** Told when the cache fails and when it works again (once each), never with a token or a key. */
   readonly logger?: Pick<Logger, 'info' | 'warn'>;
   readonly now?: () => number;
@@ -30,8 +34,9 @@ export interface TokenExchangeSourceOptions {
 
 /** Throws at once when the config lacks what its client authentication needs. */
 export function tokenExchangeSource(server: string, config: TokenExchangeConfig, cache: TokenCache, options: TokenExchangeSourceOptions = {}): CredentialSource {
-  const { refusalMemoryMs = 5_000, logger, now = Date.now, exchanger = tokenExchanger(server, config) } = options;
+  const { refusalMemoryMs = 5_000, outageBackoff, logger, now = Date.now, exchanger = tokenExchanger(server, config) } = options;
   const refusals = new RecentRefusals(refusalMemoryMs, now);
+  const outages = new RecentOutages(outageBackoff, now);
   const inFlight = new Map<string, Promise<CachedToken>>();
   const asked = fingerprint(server, config);
   let cacheWorks = true;
@@ -60,8 +65,10 @@ export function tokenExchangeSource(server: string, config: TokenExchangeConfig,
       issued = await exchanger.exchange(subjectToken);
     } catch (error) {
       if (error instanceof CredentialRefusedError) refusals.remember(key, subjectToken, error);
+      if (error instanceof CredentialUnavailableError) outages.remember(key, error);
       throw error;
     }
+    outages.forget(key);
     const fresh = { token: issued.accessToken, expiresAt: renewalTime(issuedAt, issued.lifetimeMs) };
     // Stored before it is handed out, so another replica asking a moment later finds it.
     await cache.set(key, fresh.token, fresh.expiresAt).then(cacheAnswered, (error: unknown) => cacheFailed('set', error));
@@ -75,7 +82,7 @@ export function tokenExchangeSource(server: string, config: TokenExchangeConfig,
       if (accessToken === undefined) throw new CredentialMissingError(server, 'the request carries no access token to exchange');
       const subjectToken = accessToken.reveal();
       const key = cacheKey(asked, principal);
-      const refused = refusals.recall(key, subjectToken);
+      const refused = refusals.recall(key, subjectToken) ?? outages.recall(key);
       if (refused) throw refused;
 
       let pending = inFlight.get(key);

@@ -41,6 +41,8 @@ import { SessionEnding } from './sessions/session-ending.js';
 import { ClientNotifications } from './sessions/client-notifications.js';
 import { Listens } from './modern/listens.js';
 import { PrincipalSessions } from './isolation/principal-sessions.js';
+import { neededServers, type NeededServers } from './isolation/needed-servers.js';
+import type { LeftOutServer } from './isolation/left-out-servers.js';
 import { ServerRequestRelay } from './calls/server-requests.js';
 import { SessionOutbox } from './sessions/session-outbox.js';
 import { SubscriptionCounter } from './sessions/subscriptions.js';
@@ -51,6 +53,9 @@ import { endMethodSpan, startMethodSpan } from './method-span.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
+
+/** A request that needs no session-isolated server: it is served from the shared view. */
+const NO_SERVERS: NeededServers = [];
 
 /** On an endpoint in search mode, tools/list and tools/call are search mode's own. */
 const SEARCH_HANDLERS: Readonly<Record<string, MethodHandler>> = { ...HANDLERS, ...SEARCH_MODE_HANDLERS };
@@ -339,8 +344,10 @@ export class Gateway {
           : undefined;
       // Only a 2026 request with session-isolated servers configured pays a lookup (a store read).
       isolation = caller.session ?? (this.#isolated?.hasAny() ? await this.#principalSessions.sessionFor(caller.principal) : undefined);
-      // A session has a view of its own only with session-isolated servers; otherwise no await here.
-      view = isolation && this.#isolated?.hasAny() ? await this.#sessionViews.viewFor(isolation, caller.principal) : this.options.catalog.view;
+      // A session has a view of its own only for a request that needs session-isolated servers
+      // (ping, or a call to a shared server, needs none); otherwise no await here.
+      const needed = isolation && this.#isolated?.hasAny() ? this.#neededServers(this.#isolated, request, searchMode) : NO_SERVERS;
+      view = isolation && (needed === 'all' || needed.length > 0) ? await this.#sessionViews.viewFor(isolation, caller.principal, needed, span) : this.options.catalog.view;
       const context = this.#context({ caller, isolation, trace, inFlight, onProgress, view, retry: options.retry, span });
       const result = await handler(request.params ?? {}, context);
       return resultResponse(request.id, result);
@@ -437,6 +444,23 @@ export class Gateway {
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
+  }
+
+  /** Session-isolated servers that lists went without lately, and why (for /readyz and the status page). */
+  leftOutServers(): Readonly<Record<string, LeftOutServer>> {
+    return this.#isolated?.leftOut() ?? {};
+  }
+
+  /** The session-isolated servers whose lists the request needs (isolation/needed-servers.ts). */
+  #neededServers(isolated: IsolatedServers, request: JsonRpcRequest, searchMode: boolean): NeededServers {
+    const { routing } = this.options;
+    const params = request.params ?? {};
+    // A call_tool call in search mode needs what a direct call of the tool it names needs.
+    const named = searchMode && request.method === 'tools/call' ? (calledTool(params) ?? params) : params;
+    return neededServers(request.method, named, isolated.servers(), {
+      separator: routing.separator,
+      toolsOf: (server) => routing.servers.find((candidate) => candidate.name === server)?.tools,
+    }, searchMode);
   }
 
   /**

@@ -21,7 +21,7 @@ import { McpPost } from './fast-path/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
-import { registerHealthRoutes } from './routes/health.js';
+import { registerHealthRoutes, type HealthRouteOptions } from './routes/health.js';
 import { legacyMessagePath, registerLegacySseRoutes } from './routes/legacy-sse.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerMetricsRoute } from './routes/metrics.js';
@@ -50,6 +50,8 @@ export interface AppOptions {
   readonly upstreams: { readonly all: readonly Upstream[] };
   /** Pinned tool definitions, shown in /readyz (pinning/enforcer.ts). */
   readonly pinning?: { report(): unknown };
+  /** Session-isolated servers that lists went without lately, shown in /readyz (gateway/isolation/left-out-servers.ts). */
+  readonly isolation?: HealthRouteOptions['isolation'];
   readonly logger: Logger;
   /** Origin/Host guard, bearer auth, rate limit, RFC 9728 metadata (access-control.ts). */
   readonly access?: AccessControl;

@@ -43,6 +43,8 @@ beforeAll(async () => {
       twin: {
         ...stdioFixture('twin-server'),
         isolation: 'session',
+        // A first list waits for the caller's process however loaded the machine.
+        listConnectTimeoutMs: 30_000,
         credentials: { perUser: { directory: secrets, env: 'TWIN_LABEL' }, whenMissing: 'hide' },
       },
     },

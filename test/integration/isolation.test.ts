@@ -16,7 +16,9 @@ describe('a session-isolated stdio server in one replica', () => {
   beforeAll(async () => {
     gateway = await startGateway({
       mcpServers: {
-        own: { ...stdioFixture('interactive-server'), isolation: 'session' },
+        // The first list waits for the process however loaded the machine (the list's bound is
+        // isolation-faults.test.ts's subject).
+        own: { ...stdioFixture('interactive-server'), isolation: 'session', listConnectTimeoutMs: 30_000 },
         common: stdioFixture('twin-server', { TWIN_LABEL: 'common' }),
       },
     });
@@ -83,7 +85,9 @@ describe('session-isolated servers across two replicas sharing Redis', () => {
     const config = writeConfigFile({
       sessions: { store: 'redis', redisUrl: redisUrl(), keyPrefix: uniqueKeyPrefix('isolation') },
       mcpServers: {
-        own: { ...stdioFixture('interactive-server'), isolation: 'session' },
+        // The first list waits for the process however loaded the machine (the list's bound is
+        // isolation-faults.test.ts's subject).
+        own: { ...stdioFixture('interactive-server'), isolation: 'session', listConnectTimeoutMs: 30_000 },
         echo: { url: echo.url, isolation: 'session' },
       },
     });

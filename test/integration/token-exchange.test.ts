@@ -339,7 +339,8 @@ describe('refusals', () => {
 
 describe('an unavailable token endpoint', () => {
   it('that cannot be reached is CredentialUnavailableError naming the endpoint and why, and works again when it is back', async () => {
-    const exchange = source();
+    let clock = Date.now();
+    const exchange = source({}, new MemoryTokenCache(), { now: () => clock });
     await exchange.resolve((await caller()).principal); // a kept-alive connection to the endpoint
     const { principal } = await caller();
     await server.down();
@@ -347,6 +348,7 @@ describe('an unavailable token endpoint', () => {
     expect(error).toBeInstanceOf(CredentialUnavailableError);
     expect(error.message).toContain(`its token endpoint ${server.tokenEndpoint} cannot be reached (ECONNREFUSED)`);
     await server.up();
+    clock += 2_001; // the outage's first spell (recent-outages.ts)
     expect(bearerOf(await exchange.resolve(principal))).not.toBe('');
   });
 
@@ -391,13 +393,46 @@ describe('an unavailable token endpoint', () => {
     expect(error.message).toContain('did not answer within 300 ms');
   });
 
-  it('an outage is not remembered: the next resolve tries again', async () => {
-    const exchange = source();
+  it('an outage is answered from memory for a spell that grows while it lasts, per caller, and forgotten at the first token', async () => {
+    let clock = Date.now();
+    const now = () => clock;
+    const exchange = source({}, new MemoryTokenCache({ now }), { now });
     const { principal } = await caller();
+    const other = await caller({ sub: 'bob' });
     server.answerWith(503, '');
     await rejection(exchange.resolve(principal));
-    server.accept();
-    await exchange.resolve(principal);
+    expect(server.exchangesFor(principal.sub)).toBe(1);
+
+    // Within the spell: the same error, and the endpoint is not asked.
+    expect(await rejection(exchange.resolve(principal))).toBeInstanceOf(CredentialUnavailableError);
+    expect(server.exchangesFor(principal.sub)).toBe(1);
+    // Another caller is asked about (and learns the outage for themself).
+    await rejection(exchange.resolve(other.principal));
+    expect(server.exchangesFor('bob')).toBe(1);
+
+    // After the first spell (2 s) it is asked again; still down, the next spell is longer (4 s).
+    clock += 2_001;
+    await rejection(exchange.resolve(principal));
     expect(server.exchangesFor(principal.sub)).toBe(2);
+    clock += 2_001;
+    await rejection(exchange.resolve(principal));
+    expect(server.exchangesFor(principal.sub)).toBe(2);
+    clock += 2_000;
+    server.accept();
+    expect(bearerOf(await exchange.resolve(principal))).not.toBe('');
+    expect(server.exchangesFor(principal.sub)).toBe(3);
+  });
+
+  it('concurrent resolves during a stall share one exchange, and its timeout is remembered', async () => {
+    server.stall();
+    const exchange = source({ timeoutMs: 300 });
+    const { principal } = await caller();
+    const errors = await Promise.all([1, 2, 3].map(() => rejection(exchange.resolve(principal))));
+    for (const error of errors) expect(error.message).toContain('did not answer within 300 ms');
+    expect(server.exchangesFor(principal.sub)).toBe(1);
+    const started = performance.now();
+    expect((await rejection(exchange.resolve(principal))).message).toContain('did not answer within 300 ms');
+    // Answered from memory, well under the exchange's own timeout.
+    expect(performance.now() - started).toBeLessThan(150);
   });
 });

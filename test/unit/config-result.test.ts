@@ -30,7 +30,7 @@ describe('the loaded config', () => {
 
   it('fills in the defaults of every server', () => {
     const config = parseConfigText('mcpServers:\n  a: {command: a}\n  b: {url: "https://b.example/mcp"}\n', 'yaml', {});
-    expect(config.mcpServers.a).toEqual({ command: 'a', args: [], env: {}, timeoutMs: 60_000, isolation: 'shared', maxSessions: 1000, enabled: true });
+    expect(config.mcpServers.a).toEqual({ command: 'a', args: [], env: {}, timeoutMs: 60_000, isolation: 'shared', maxSessions: 1000, listConnectTimeoutMs: 5_000, enabled: true });
     expect(config.mcpServers.b).toEqual({
       url: 'https://b.example/mcp',
       headers: {},
@@ -38,6 +38,7 @@ describe('the loaded config', () => {
       timeoutMs: 60_000,
       isolation: 'shared',
       maxSessions: 1000,
+      listConnectTimeoutMs: 5_000,
       enabled: true,
     });
   });

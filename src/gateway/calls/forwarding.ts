@@ -136,7 +136,7 @@ export class UpstreamForwarding {
     const principal = caller.principal;
     const options = { signal: inFlight.signal, ...(onProgress && { onProgress }), ...(principal && { principal }), ...(inFlight.related && { related: inFlight.related }) };
     const modern = isolated.isModern(session, server);
-    const send = (span: TraceSpan | undefined) => isolated.request(session, server, method, shape(modern, span), options);
+    const send = (span: TraceSpan | undefined) => isolated.request(session, server, method, shape(modern, span), span ? { ...options, span } : options);
     if (!parentSpan) return send(undefined);
     return traced(parentSpan, method, params, { server, modern, transport: isolated.transportOf(server), protocolVersion: undefined }, send);
   }

@@ -19,9 +19,14 @@ import { waitUntilReady } from '../../upstream/until-ready.js';
 import type { SessionUpstreamFactory } from '../../upstream/session-upstreams.js';
 import type { Upstream, UpstreamNotification } from '../../upstream/types.js';
 import type { ServerLists } from '../catalogue/catalog-view.js';
-import { ConnectionCredential, type ServerCredentials } from './caller-credentials.js';
+import { ConnectionCredential, isMissingCredential, type ServerCredentials } from './caller-credentials.js';
 import { UnlistedServers } from './unlisted-servers.js';
 import { ERRORS } from '../../protocol/error-catalogue.js';
+import { LATE, LeftOutServers, type LeftOutServer } from './left-out-servers.js';
+import type { NeededServers } from './needed-servers.js';
+import { failUpstreamSpan } from '../calls/upstream-span.js';
+import { NETWORK_TRANSPORT, SWITCHBOARD_SERVER } from '../../observe/tracing/attributes.js';
+import type { SpanParent } from '../../observe/tracing/tracing.js';
 import { toRpcError } from '../errors.js';
 import { speaksModern } from '../calls/upstream-era.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
@@ -39,12 +44,19 @@ export interface IsolatedServer {
   readonly transport: 'stdio' | 'http';
   /** At most this many session connections on this replica (config maxSessions). */
   readonly maxSessions: number;
+  /** Per request (config timeoutMs): what a list waits for it once the caller's connection is up. */
+  readonly timeoutMs: number;
+  /** What a list waits for the caller's first connection and its lists (config listConnectTimeoutMs). */
+  readonly listConnectTimeoutMs: number;
   /** Per-user credentials; absent: the config's own headers or env, the same for everyone. */
   readonly credentials?: ServerCredentials;
 }
 
-/** The same whether the request runs here or on the owning replica. */
-export type IsolatedRequestOptions = ForwardedRequestOptions;
+/**
+ * The same whether the request runs here or on the owning replica; `span`, the request's, is the
+ * parent of the span of a connection it starts here, and never crosses to another replica.
+ */
+export type IsolatedRequestOptions = ForwardedRequestOptions & { readonly span?: SpanParent | undefined };
 
 interface LocalConnection {
   readonly upstream: Upstream;
@@ -79,6 +91,10 @@ export class IsolatedServers {
   readonly #opening = new Map<string, Promise<LocalConnection>>();
   /** What callers who could not list a server with per-user credentials see of it, and why. */
   readonly #unlisted: UnlistedServers;
+  /** Servers that lists went without lately, and since when (left-out-servers.ts). */
+  readonly #leftOut: LeftOutServers;
+  /** Per session and server: a late fetch whose arrival the session will be told of. */
+  readonly #announcing = new Set<string>();
   /** Per server: whether the last connection made here spoke 2026-07-28 (see isModern). */
   readonly #lastEra = new Map<string, boolean>();
   readonly #detach: (() => void)[] = [];
@@ -94,7 +110,8 @@ export class IsolatedServers {
       readonly logger: Logger;
     },
   ) {
-    this.#unlisted = new UnlistedServers(options.logger);
+    this.#unlisted = new UnlistedServers();
+    this.#leftOut = new LeftOutServers(options.logger);
     this.#forwarding = new OwnerForwarding(options.bus, {
       owns: (session, server) => ownerOf(session, server) === options.bus.replicaId,
       serve: async (session, server, method, params, requestOptions) =>
@@ -127,6 +144,16 @@ export class IsolatedServers {
     return this.options.servers().length > 0;
   }
 
+  /** The session-isolated servers of the config in force, in config order. */
+  servers(): readonly IsolatedServer[] {
+    return this.options.servers();
+  }
+
+  /** The servers lists went without lately (for /readyz and the status page). */
+  leftOut(): Readonly<Record<string, LeftOutServer>> {
+    return this.#leftOut.report();
+  }
+
   /** The server, when it is session-isolated in the config in force. */
   find(server: string): IsolatedServer | undefined {
     return this.options.servers().find((candidate) => candidate.name === server);
@@ -141,7 +168,7 @@ export class IsolatedServers {
       if (forwarded.kind === 'answered') return forwarded.result;
       this.options.logger.warn({ server, owner }, 'the replica holding a session-isolated upstream is gone; taking the session over');
     }
-    const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId, options.principal);
+    const connection = await this.#connection(session, server, owner === undefined || owner !== this.options.bus.replicaId, options.principal, options.span);
     return this.#requestLocal(connection, method, params, options);
   }
 
@@ -162,25 +189,73 @@ export class IsolatedServers {
   }
 
   /**
-   * The session's own lists of every isolated server, in config order. `principal` is the
-   * caller's, for servers with per-user credentials: one without a credential there sees nothing
-   * of it (whenMissing: hide) or the server's last lists here (whenMissing: error).
+   * The session's own lists of the isolated servers a request needs (needed-servers.ts), in config
+   * order. `principal` is the caller's, for servers with per-user credentials: one without a
+   * credential there sees nothing of it (whenMissing: hide) or the server's last lists here
+   * (whenMissing: error).
+   *
+   * For a list (`needed` is 'all'), each server is waited for at most its own bound:
+   * listConnectTimeoutMs while the caller's connection is not up yet, then timeoutMs. One that
+   * misses it is left out of this list (the fetch goes on, and a later list has it once it
+   * answers), so a list never waits on the slowest. A request for an item of the servers named
+   * waits for them as a call of them does: the caller asked for that server and no other.
    */
-  async lists(session: SessionRecord, principal?: Principal): Promise<ServerLists[]> {
+  async lists(session: SessionRecord, principal?: Principal, needed: NeededServers = 'all', span?: SpanParent): Promise<ServerLists[]> {
+    const bounded = needed === 'all';
+    const servers = this.options.servers().filter((server) => needed === 'all' || needed.includes(server.name));
     const all = await Promise.all(
-      this.options.servers().map(async (server) => {
+      servers.map(async (server) => {
+        const boundMs = this.#listBound(session, server);
         try {
-          const lists = await this.#listsOf(session, server, principal);
+          const fetched = this.#listsOf(session, server, principal, span);
+          const lists = bounded ? await this.#leftOut.within(fetched, boundMs) : await fetched;
+          if (lists === LATE) {
+            this.#leftOut.leftOut(server.name, LATE, boundMs);
+            this.#unlisted.late(session.id, server, new UpstreamUnavailableError(server.name, `it did not answer within ${boundMs} ms`));
+            this.#announceWhenListed(session.id, server.name, fetched);
+            return undefined;
+          }
           this.#unlisted.listed(session.id, server.name);
+          this.#leftOut.answered(server.name);
           return lists;
         } catch (error) {
+          // A caller without a credential of their own says nothing about the server.
+          if (!isMissingCredential(error)) this.#leftOut.leftOut(server.name, error, boundMs);
           if (server.credentials) return this.#unlisted.failed(session.id, server, error);
-          this.options.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list a session-isolated upstream');
           return undefined;
         }
       }),
     );
     return all.filter((lists): lists is ServerLists => lists !== undefined);
+  }
+
+  /**
+   * A list went on without the server: once its lists come, the session is told its lists changed,
+   * so a client that lists once at start (most do) sees the server's items without asking again.
+   */
+  #announceWhenListed(sessionId: string, server: string, fetched: Promise<ServerLists>): void {
+    const key = listsKey(sessionId, server);
+    if (this.#announcing.has(key)) return;
+    this.#announcing.add(key);
+    fetched.then(
+      (lists) => {
+        const changed = [
+          ['tools', lists.tools.length],
+          ['prompts', lists.prompts.length],
+          ['resources', lists.resources.length + lists.resourceTemplates.length],
+        ] as const;
+        for (const [kind, count] of changed) {
+          if (count > 0) void this.options.outbox.toSessions([sessionId], { jsonrpc: '2.0', method: `notifications/${kind}/list_changed` }).catch(() => {});
+        }
+      },
+      () => {},
+    ).finally(() => this.#announcing.delete(key));
+  }
+
+  /** How long a list waits for the server: its connect bound until the caller's connection here is up. */
+  #listBound(session: SessionRecord, server: IsolatedServer): number {
+    const local = this.#local.get(session.id)?.get(server.name);
+    return local?.upstream.state === 'ready' && !this.#opening.has(listsKey(session.id, server.name)) ? server.timeoutMs : server.listConnectTimeoutMs;
   }
 
   /**
@@ -227,12 +302,12 @@ export class IsolatedServers {
     return server;
   }
 
-  async #listsOf(session: SessionRecord, server: IsolatedServer, principal: Principal | undefined): Promise<ServerLists> {
+  async #listsOf(session: SessionRecord, server: IsolatedServer, principal: Principal | undefined, span: SpanParent | undefined): Promise<ServerLists> {
     const local = this.#local.get(session.id)?.get(server.name);
     const owner = server.transport === 'stdio' ? ownerOf(session, server.name) : undefined;
     const remote = owner !== undefined && owner !== this.options.bus.replicaId && !local;
     if (!remote) {
-      const connection = local ?? (await this.#connection(session, server.name, true, principal));
+      const connection = local ?? (await this.#connection(session, server.name, true, principal, span));
       if (!connection.lists) {
         const signal = new AbortController().signal;
         const lists = this.#fetchLists(server, (method, params) => this.#requestLocal(connection, method, params, { signal, ...(principal && { principal }) }));
@@ -249,7 +324,7 @@ export class IsolatedServers {
     let lists = this.#remoteLists.get(key);
     if (!lists) {
       const signal = new AbortController().signal;
-      lists = this.#fetchLists(server, (method, params) => this.request(session, server.name, method, params, { signal, ...(principal && { principal }) }));
+      lists = this.#fetchLists(server, (method, params) => this.request(session, server.name, method, params, { signal, span, ...(principal && { principal }) }));
       this.#remoteLists.set(key, lists);
       lists.catch(() => this.#remoteLists.delete(key));
     }
@@ -274,21 +349,42 @@ export class IsolatedServers {
   }
 
   /** This replica's connection for the session, made (and claimed in the record) if needed. */
-  async #connection(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined): Promise<LocalConnection> {
+  async #connection(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined, span?: SpanParent): Promise<LocalConnection> {
+    // Concurrent first requests of a session (its four lists, say) share one connection, and wait
+    // for it to be up (it is kept below before it is, and would fail them as not connected).
+    const key = listsKey(session.id, server);
+    const opening = this.#opening.get(key);
+    if (opening) return opening;
     const existing = this.#local.get(session.id)?.get(server);
     if (existing) {
       existing.lastUsed = Date.now();
       await existing.credential?.refresh(principal);
       return existing;
     }
-    // Concurrent first requests of a session (its four lists, say) share one connection.
-    const key = listsKey(session.id, server);
-    let opening = this.#opening.get(key);
-    if (!opening) {
-      opening = this.#open(session, server, claim, principal).finally(() => this.#opening.delete(key));
-      this.#opening.set(key, opening);
+    const opened = this.#traceOpen(session, server, claim, principal, span).finally(() => this.#opening.delete(key));
+    this.#opening.set(key, opened);
+    return opened;
+  }
+
+  /**
+   * Starting the caller's own upstream (a credential, a process or an HTTP session, initialize) can
+   * take most of a first request's time: a span of its own under the request's, when traced.
+   */
+  async #traceOpen(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined, parent: SpanParent | undefined): Promise<LocalConnection> {
+    if (!parent) return this.#open(session, server, claim, principal);
+    const transport = this.find(server)?.transport;
+    const span = parent.startChild(`start ${server}`, 'client', {
+      [SWITCHBOARD_SERVER]: server,
+      [NETWORK_TRANSPORT]: transport === undefined ? undefined : transport === 'stdio' ? 'pipe' : 'tcp',
+    });
+    try {
+      const connection = await this.#open(session, server, claim, principal);
+      span.end();
+      return connection;
+    } catch (error) {
+      failUpstreamSpan(span, error);
+      throw error;
     }
-    return opening;
   }
 
   async #open(session: SessionRecord, server: string, claim: boolean, principal: Principal | undefined): Promise<LocalConnection> {

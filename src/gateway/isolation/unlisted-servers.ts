@@ -3,10 +3,8 @@
 // Without a credential and with whenMissing: hide, the server is simply not there for them.
 // Otherwise they see the server's last lists on this replica (whoever fetched them), and a call
 // under its prefix gets the reason instead of "unknown tool" (explain).
-import type { Logger } from '../../observe/logger.js';
 import { isMissingCredential } from './caller-credentials.js';
 import type { ServerLists } from '../catalogue/catalog-view.js';
-import { toRpcError } from '../errors.js';
 import type { IsolatedServer } from './isolated-servers.js';
 
 /** Callers' reasons kept for explain(); past this many, the oldest go all at once. */
@@ -17,8 +15,6 @@ export class UnlistedServers {
   readonly #lastLists = new Map<string, Promise<ServerLists>>();
   /** Per session and server: why the caller's lists could not be had. */
   readonly #reasons = new Map<string, Error>();
-
-  constructor(private readonly logger: Logger) {}
 
   /** A connection of a server with per-user credentials fetched its lists. */
   fetched(server: string, lists: Promise<ServerLists>): void {
@@ -34,10 +30,20 @@ export class UnlistedServers {
   /** The caller's lists of the server could not be had: what they see of it instead, if anything. */
   async failed(sessionId: string, server: IsolatedServer, error: unknown): Promise<ServerLists | undefined> {
     if (isMissingCredential(error) && server.credentials?.whenMissing === 'hide') return undefined;
-    if (!isMissingCredential(error)) this.logger.warn({ server: server.name, err: toRpcError(error).message }, 'could not list an upstream for a caller');
+    // An outage is told once per spell by the caller (left-out-servers.ts), not once per request here.
     if (this.#reasons.size >= MAX_REASONS) this.#reasons.clear();
     this.#reasons.set(reasonKey(sessionId, server.name), error instanceof Error ? error : new Error(String(error)));
     return this.#lastLists.get(server.name)?.catch(() => undefined);
+  }
+
+  /**
+   * The caller's lists of the server did not come within the list's bound: it is left out for now
+   * (the connection goes on), and a call under its prefix is told why rather than "unknown tool".
+   */
+  late(sessionId: string, server: IsolatedServer, why: Error): void {
+    if (!server.credentials) return;
+    if (this.#reasons.size >= MAX_REASONS) this.#reasons.clear();
+    this.#reasons.set(reasonKey(sessionId, server.name), why);
   }
 
   /**

@@ -6,6 +6,8 @@ import type { Catalog } from '../catalogue/catalog.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from '../catalogue/catalog-view.js';
 import type { IsolatedServers } from '../isolation/isolated-servers.js';
 import { toolOverridesOf, type Routing } from '../calls/routing.js';
+import type { NeededServers } from '../isolation/needed-servers.js';
+import type { SpanParent } from '../../observe/tracing/tracing.js';
 
 /** Sessions that expire without DELETE are forgotten in bulk rather than tracked one by one. */
 const MAX_CACHED_SESSION_VIEWS = 10_000;
@@ -19,15 +21,23 @@ export class SessionViews {
     private readonly isolated: IsolatedServers | undefined,
   ) {}
 
-  /** `principal`: the caller's, for servers with per-user credentials (isolation/isolated-servers.ts, lists). */
-  async viewFor(session: SessionRecord, principal?: Principal): Promise<CatalogView> {
+  /**
+   * `principal`: the caller's, for servers with per-user credentials; `needed`: the isolated servers
+   * the request must list (isolation/needed-servers.ts, isolation/isolated-servers.ts lists).
+   */
+  async viewFor(session: SessionRecord, principal?: Principal, needed: NeededServers = 'all', span?: SpanParent): Promise<CatalogView> {
     const shared = this.catalog.view;
-    if (!this.isolated?.hasAny()) return shared;
-    const own = await this.isolated.lists(session, principal);
+    if (!this.isolated?.hasAny() || (needed !== 'all' && needed.length === 0)) return shared;
+    const listed = await this.isolated.lists(session, principal, needed, span);
     const cached = this.#views.get(session.id);
-    if (cached && cached.shared === shared && sameItems(cached.own, own)) return cached.view;
+    const usable = cached?.shared === shared ? cached : undefined;
     const order = this.routing.servers.map((server) => server.name);
-    const lists = [...this.catalog.lists, ...own].sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server));
+    const byOrder = (a: ServerLists, b: ServerLists) => order.indexOf(a.server) - order.indexOf(b.server);
+    // A request that listed only some servers keeps what the session's view had of the others.
+    const own = needed === 'all' || !usable ? listed : [...usable.own.filter((lists) => !needed.includes(lists.server)), ...listed].sort(byOrder);
+    if (usable && sameItems(usable.own, own)) return usable.view;
+    if (own.length === 0) return shared;
+    const lists = [...this.catalog.lists, ...own].sort(byOrder);
     // A reload that changes overrides or pins also rebuilds the shared view, so the cache above misses then.
     const gate = this.catalog.gate;
     for (const { server, tools } of own) gate?.observe(server, tools);

@@ -25,6 +25,8 @@ export interface HealthRouteOptions {
   readonly storeState?: () => StoreState;
   /** 503 while the store does not serve; default false (see above). */
   readonly notReadyWhileStoreDown?: boolean;
+  /** Session-isolated servers that lists went without lately (information, like the upstreams). */
+  readonly isolation?: { leftOut(): Readonly<Record<string, { readonly since: string; readonly reason: string }>> };
   isDraining(): boolean;
 }
 
@@ -35,14 +37,15 @@ export interface HealthRouteOptions {
 const PING_WAIT_MS = 500;
 
 export function registerHealthRoutes(app: Hono<AppEnv>, options: HealthRouteOptions): void {
-  const { upstreams, pinning, isDraining, notReadyWhileStoreDown = false } = options;
+  const { upstreams, pinning, isolation, isDraining, notReadyWhileStoreDown = false } = options;
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
     // Unauthenticated: an upstream's last error must not carry a secret it quoted (redact-text.ts).
     const upstreamStatus = Object.fromEntries(upstreams.all.map((upstream) => [upstream.name, withRedactedError(upstream.status())]));
     const report = pinning?.report();
-    const pins = report === undefined ? {} : { pinning: report };
+    const leftOut = Object.fromEntries(Object.entries(isolation?.leftOut() ?? {}).map(([name, spell]) => [name, { ...spell, reason: redactText(spell.reason) }]));
+    const pins = { ...(report !== undefined && { pinning: report }), ...(Object.keys(leftOut).length > 0 && { leftOutOfLists: leftOut }) };
     if (isDraining()) return c.json({ status: 'draining', upstreams: upstreamStatus, ...pins }, 503);
     const store = await storeState(options);
     if (store.state === 'outage' && notReadyWhileStoreDown) {
