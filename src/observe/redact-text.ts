@@ -6,9 +6,11 @@
 // - the user info of a URL (`http://ops:pw@host` -> `http://[redacted]@host`);
 // - the value of a `name=value` pair whose name ends with one of SECRET_PARAM_NAMES, in a query
 //   string or anywhere else (`?access_token=...`, `X-Amz-Signature=...`, `--password=...`);
-// - every value the config in force holds as a secret (configuredSecrets below): header and env
-//   values of servers, and values under keys that name a secret (client secrets, keys, tokens,
-//   the Redis URL), wherever they appear in the text.
+// - every value the config in force holds as a secret (configuredSecrets below): header values of
+//   servers, env values whose name says secret or whose value looks like a credential, and values
+//   under keys that name a secret (client secrets, keys, tokens, the Redis URL), wherever they
+//   appear in the text. An env map also holds settings (`MODE=modern`, `LOG_DIR=/data`): censored
+//   by value, they would blank the same words out of every log line and message.
 // docs/guides/security.md lists the same rules for operators.
 
 /** What stands where a secret was, in text and in log fields alike. */
@@ -91,14 +93,25 @@ function refresh(): void {
 // The same keys and maps as the log lines' walk (redact.ts) and the admin config view, so what
 // those censor by key is what text censors by value.
 const SECRET_KEY = /(?:authorization|cookie|token|secret|password|passwd|api[-_]?key|private[-_]?key|credential[-_]?key|state[-_]?secret|session[-_]?id|redis[-_]?url)$/i;
-const SECRET_MAPS = new Set(['headers', 'env', 'requestheaders']);
+const SECRET_MAPS = new Set(['headers', 'requestheaders']);
+/** A process environment: its secrets are told by name or by their look, not all its values. */
+const ENV_MAPS = new Set(['env']);
+// An env name that says secret: the keys above, or a name ending as SECRET_PARAM_NAMES do, or a
+// personal access token (`GITHUB_PAT`).
+const SECRET_ENV_NAME = new RegExp(`(?:${SECRET_PARAM_NAMES.join('|')}|[-_]pat)$`, 'i');
+/** A value that looks like a credential whatever its name: long, unbroken, letters and digits mixed. */
+function looksLikeCredential(value: string): boolean {
+  return value.length >= 16 && !/\s/.test(value) && /[A-Za-z]/.test(value) && /\d/.test(value);
+}
 const MAX_DEPTH = 10;
 
 function collectSecrets(value: unknown, key: string | undefined, into: Set<string>, depth: number): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return;
   for (const [name, item] of Object.entries(value)) {
     if (typeof item === 'string') {
-      if (SECRET_KEY.test(name) || (key !== undefined && SECRET_MAPS.has(key.toLowerCase()))) addSecret(item, into);
+      const map = key?.toLowerCase();
+      const envSecret = map !== undefined && ENV_MAPS.has(map) && (SECRET_ENV_NAME.test(name) || looksLikeCredential(item));
+      if (SECRET_KEY.test(name) || envSecret || (map !== undefined && SECRET_MAPS.has(map))) addSecret(item, into);
       else addUrlSecrets(item, into);
     } else {
       collectSecrets(item, name, into, depth + 1);

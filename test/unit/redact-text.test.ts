@@ -46,6 +46,19 @@ describe('redactText', () => {
     expect(redactText('exit code 1')).toBe('exit code 1');
   });
 
+  it('censors an env value by its secret name or its credential look, and leaves settings readable', () => {
+    hold({
+      mcpServers: {
+        local: {
+          command: 'node',
+          env: { GITHUB_PAT: 'short-pat-1', OPAQUE: 'a9f3c2e1b7d4a6f0c3e2', MODE: 'modern', LOG_DIR: '/var/data/logs' },
+        },
+      },
+    });
+    expect(redactText('pat short-pat-1, opaque a9f3c2e1b7d4a6f0c3e2')).toBe('pat [redacted], opaque [redacted]');
+    expect(redactText('era modern, logs in /var/data/logs')).toBe('era modern, logs in /var/data/logs');
+  });
+
   it('keeps a released gateway’s secrets out of the list, and a reload’s added to it', () => {
     const secrets = hold({ mcpServers: { a: { url: 'https://a.example/mcp', headers: { 'X-Key': 'first-secret' } } } });
     secrets.add({ mcpServers: { a: { url: 'https://a.example/mcp', headers: { 'X-Key': 'second-secret' } } } });
