@@ -7,10 +7,11 @@
 // - the value of a `name=value` pair whose name ends with one of SECRET_PARAM_NAMES, in a query
 //   string or anywhere else (`?access_token=...`, `X-Amz-Signature=...`, `--password=...`);
 // - every value the config in force holds as a secret (configuredSecrets below): header values of
-//   servers, env values whose name says secret or whose value looks like a credential, and values
-//   under keys that name a secret (client secrets, keys, tokens, the Redis URL), wherever they
-//   appear in the text. An env map also holds settings (`MODE=modern`, `LOG_DIR=/data`): censored
-//   by value, they would blank the same words out of every log line and message.
+//   servers, env values whose name says secret or whose value looks like a credential, values
+//   under keys that name a secret (client secrets, keys, tokens), and the password of any URL in
+//   the config (the Redis URL's among them), wherever they appear in the text. An env map also
+//   holds settings (`MODE=modern`, `LOG_DIR=/data`): censored by value, they would blank the same
+//   words out of every log line and message.
 // docs/guides/security.md lists the same rules for operators.
 
 /** What stands where a secret was, in text and in log fields alike. */
@@ -92,7 +93,9 @@ function refresh(): void {
 
 // The same keys and maps as the log lines' walk (redact.ts) and the admin config view, so what
 // those censor by key is what text censors by value.
-const SECRET_KEY = /(?:authorization|cookie|token|secret|password|passwd|api[-_]?key|private[-_]?key|credential[-_]?key|state[-_]?secret|session[-_]?id|redis[-_]?url)$/i;
+// Not the Redis URL as a whole (the log walk censors that field by its key): its password is what
+// is secret, and the outage lines must still say which Redis is out.
+const SECRET_KEY = /(?:authorization|cookie|token|secret|password|passwd|api[-_]?key|private[-_]?key|credential[-_]?key|state[-_]?secret|session[-_]?id)$/i;
 const SECRET_MAPS = new Set(['headers', 'requestheaders']);
 /** A process environment: its secrets are told by name or by their look, not all its values. */
 const ENV_MAPS = new Set(['env']);
