@@ -339,7 +339,7 @@ export const ERRORS = {
     code: -32011,
     status: 413,
     message: (maxBytes: number) => `Payload Too Large: the body exceeds ${maxBytes} bytes`,
-    when: 'The body is larger than `limits.maxBodyBytes`; the connection is closed.',
+    when: 'The body is larger than `server.maxBodyBytes`; the connection is closed.',
     remedy: 'Send less, or ask the operator to raise the limit.',
   },
   UnsupportedMediaType: {
