@@ -8,7 +8,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { Tracing } from '../../observe/tracing/tracing.js';
 import { isStoreUnavailable } from '../../session/store-unavailable.js';
 import type { HttpDrain } from '../drain.js';
-import { checkAccess } from '../middleware/access-checks.js';
+import { checkAccess, type AccessChecks } from '../middleware/access-checks.js';
 import type { BearerAuth } from '../middleware/bearer-auth.js';
 import type { OriginCheck } from '../middleware/origin-guard.js';
 import type { RateLimitCheck } from '../middleware/rate-limit.js';
@@ -45,10 +45,17 @@ export interface PostListenerOptions {
 export function postListener(options: PostListenerOptions, next: RequestListener): RequestListener {
   const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing, unavailable } = options;
 
+  // Each path's checks, made once rather than per request.
+  const checksOf = new Map<MessagePath, AccessChecks>(
+    [...paths.values()].map((path) => [path, { ...(origin && { origin }), ...(path.auth && { auth: path.auth }), ...(rateLimit && { rateLimit }), maxBodyBytes }]),
+  );
+
   async function serve(exchange: NodeExchange, path: MessagePath): Promise<void> {
     const refusedByDrain = drain?.refusesPost(Boolean(exchange.header(SESSION_HEADER)));
     if (refusedByDrain) return exchange.refuse(refusedByDrain);
-    const verdict = await checkAccess(exchange, { ...(origin && { origin }), ...(path.auth && { auth: path.auth }), ...(rateLimit && { rateLimit }), maxBodyBytes });
+    const checked = checkAccess(exchange, checksOf.get(path)!);
+    // No await when the checks had nothing to wait for (access-checks.ts).
+    const verdict = checked instanceof Promise ? await checked : checked;
     exchange.cors = verdict.cors;
     if (verdict.refusal) return exchange.refuse(verdict.refusal);
     // Only POSTs come here, and a preflight is an OPTIONS: it goes on to the Hono app.
