@@ -111,8 +111,8 @@ describe('lean requests to a 2026-07-28 upstream', () => {
     const transport = new RecordingTransport();
     const lean = modernRequests(transport);
     const callerMeta = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/logLevel': 'info', traceparent: '00-abc-def-01' };
-    void lean.request('tools/call', { name: 'echo', arguments: { message: 'hi' }, _meta: callerMeta }, { timeoutMs: 10_000, onProgress: () => {} });
-    void lean.request('server/discover', undefined, { timeoutMs: 10_000 });
+    lean.request('tools/call', { name: 'echo', arguments: { message: 'hi' }, _meta: callerMeta }, { timeoutMs: 10_000, onProgress: () => {} }).catch(() => {});
+    lean.request('server/discover', undefined, { timeoutMs: 10_000 }).catch(() => {});
     expect(transport.sent[0]).toEqual({
       jsonrpc: '2.0',
       id: 'sb:1',
@@ -122,6 +122,8 @@ describe('lean requests to a 2026-07-28 upstream', () => {
     expect(transport.sent[1]).toEqual({ jsonrpc: '2.0', id: 'sb:2', method: 'server/discover', params: { _meta: ENVELOPE_META } });
     // Over a shared channel (stdio) nothing but the message goes to the transport.
     expect(transport.sendOptions).toEqual([undefined, undefined]);
+    // Nothing answers them: fail them now, not as stray rejections seconds after the test.
+    lean.close('test over');
   });
 
   it('read a complete result without its resultType, and an input_required one as the gateway takes it', async () => {
@@ -169,9 +171,10 @@ describe('lean requests to a 2026-07-28 upstream', () => {
     }
     expect(transport.sent).toEqual([]);
     // The Tasks extension's methods, and extension methods, are no era's business.
-    void lean.request('tasks/get', { taskId: 't' }, { timeoutMs: 10_000 });
-    void lean.request('x-acme/report', undefined, { timeoutMs: 10_000 });
+    lean.request('tasks/get', { taskId: 't' }, { timeoutMs: 10_000 }).catch(() => {});
+    lean.request('x-acme/report', undefined, { timeoutMs: 10_000 }).catch(() => {});
     expect(transport.sent.map((message) => (message as { method: string }).method)).toEqual(['tasks/get', 'x-acme/report']);
+    lean.close('test over');
   });
 
   it('cancel over a shared channel with notifications/cancelled, in an envelope', async () => {
