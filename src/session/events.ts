@@ -20,8 +20,13 @@ export interface StreamEvent {
 export interface SessionEvents {
   /** Appends a message to one stream's log and wakes the session's watchers; returns its event id. */
   append(sessionId: string, streamId: string, message: EventMessage): Promise<string>;
-  /** Queues a message for the standalone streams of each session (one of them will take it). */
-  enqueue(sessionIds: readonly string[], message: EventMessage): Promise<void>;
+  /**
+   * Queues a message for the standalone streams of each session (one of them will take it). With
+   * `once`, a key naming this message, queueing it again to a session that already has it does
+   * nothing: a retry after a store failure whose outcome is unknown (the reply lost, a pipeline
+   * half run) reaches each session once.
+   */
+  enqueue(sessionIds: readonly string[], message: EventMessage, once?: string): Promise<void>;
   /**
    * Takes up to `max` queued messages for one standalone stream, logging them under it. A message
    * is taken by exactly one stream, whichever replica holds it.

@@ -49,7 +49,9 @@ export class MemorySessionEvents implements SessionEvents {
     return formatEventId(streamId, String(position));
   }
 
-  async enqueue(sessionIds: readonly string[], message: EventMessage): Promise<void> {
+  // `once` needs no record here: an in-process enqueue never fails half way or loses its outcome,
+  // so nothing is retried.
+  async enqueue(sessionIds: readonly string[], message: EventMessage, _once?: string): Promise<void> {
     for (const sessionId of sessionIds) {
       const { queue } = this.#session(sessionId);
       queue.push(message);

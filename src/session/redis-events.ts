@@ -51,6 +51,16 @@ redis.call('PUBLISH', ARGV[4], '')
 return 1
 `;
 
+/** KEYS: queue, once marker. ARGV: message, max queue length, ttl seconds, wake channel. */
+const ENQUEUE_ONCE = `
+if not redis.call('SET', KEYS[2], '1', 'NX', 'EX', ARGV[3]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('PUBLISH', ARGV[4], '')
+return 1
+`;
+
 /** KEYS: queue, log, streams set. ARGV: max to take, max log length, ttl seconds, stream id. */
 const TAKE = `
 local taken = {}
@@ -72,6 +82,7 @@ return taken
 interface EventCommands {
   sbAppend(log: string, streams: string, message: string, maxLen: number, ttl: number, streamId: string, channel: string): Promise<string>;
   sbEnqueue(queue: string, message: string, maxLen: number, ttl: number, channel: string): Promise<number>;
+  sbEnqueueOnce(queue: string, marker: string, message: string, maxLen: number, ttl: number, channel: string): Promise<number>;
   sbTake(queue: string, log: string, streams: string, max: number, maxLen: number, ttl: number, streamId: string): Promise<string[]>;
 }
 
@@ -85,6 +96,7 @@ export class RedisSessionEvents implements SessionEvents {
   constructor({ redis, pubsub, idleTimeoutSeconds, keyPrefix = 'switchboard:', describedRedis = 'Redis' }: RedisSessionEventsOptions) {
     redis.defineCommand('sbAppend', { numberOfKeys: 2, lua: APPEND });
     redis.defineCommand('sbEnqueue', { numberOfKeys: 1, lua: ENQUEUE });
+    redis.defineCommand('sbEnqueueOnce', { numberOfKeys: 2, lua: ENQUEUE_ONCE });
     redis.defineCommand('sbTake', { numberOfKeys: 3, lua: TAKE });
     this.#redis = redis as Redis & EventCommands;
     this.#pubsub = pubsub;
@@ -108,12 +120,17 @@ export class RedisSessionEvents implements SessionEvents {
     return formatEventId(streamId, position);
   }
 
-  async enqueue(sessionIds: readonly string[], message: EventMessage): Promise<void> {
+  async enqueue(sessionIds: readonly string[], message: EventMessage, once?: string): Promise<void> {
     if (sessionIds.length === 0) return;
     const json = JSON.stringify(message);
-    const pipeline = this.#redis.pipeline() as ReturnType<Redis['pipeline']> & { sbEnqueue: (...args: unknown[]) => unknown };
+    const pipeline = this.#redis.pipeline() as ReturnType<Redis['pipeline']> & {
+      sbEnqueue: (...args: unknown[]) => unknown;
+      sbEnqueueOnce: (...args: unknown[]) => unknown;
+    };
     for (const sessionId of sessionIds) {
-      pipeline.sbEnqueue(this.#queueKey(sessionId), json, MAX_QUEUED_PER_SESSION, this.#ttl, this.#wakeChannel(sessionId));
+      if (once === undefined) pipeline.sbEnqueue(this.#queueKey(sessionId), json, MAX_QUEUED_PER_SESSION, this.#ttl, this.#wakeChannel(sessionId));
+      // The marker lives as long as the queue would: a retry comes within it.
+      else pipeline.sbEnqueueOnce(this.#queueKey(sessionId), `${this.#queueKey(sessionId)}:once:${once}`, json, MAX_QUEUED_PER_SESSION, this.#ttl, this.#wakeChannel(sessionId));
     }
     await this.#run('enqueue', async () => {
       const results = await pipeline.exec();

@@ -1,6 +1,7 @@
 // What the bus between replicas promises, for the memory bus and the Redis one alike: a change is
 // claimed by one replica, a retried claim by the same claimant is not refused, and a logged
-// broadcast reaches each replica once, also one whose subscriber was away when it was sent.
+// broadcast reaches each replica once, also one whose subscriber was away when it was sent; and a
+// message queued with a `once` key reaches each session once across retries.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/session/bus.js';
@@ -59,5 +60,16 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('the Redis bus', 
     } finally {
       admin.disconnect();
     }
+  });
+
+  it('queues a message named by `once` to each session once, however often it is queued again', async () => {
+    const events = replicas[0]!.events;
+    const message = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+    await events.enqueue(['s1', 's2'], message, 'change-1');
+    // A retry after an outcome was lost, from either replica: nothing more for s1 and s2.
+    await replicas[1]!.events.enqueue(['s1', 's2', 's3'], message, 'change-1');
+    await events.enqueue(['s1'], message, 'change-2');
+    const taken = await Promise.all(['s1', 's2', 's3'].map((session) => events.take(session, 'g1', 10)));
+    expect(taken.map((batch) => batch.length)).toEqual([2, 1, 1]);
   });
 });

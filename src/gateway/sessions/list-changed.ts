@@ -66,7 +66,8 @@ export function announceListChanges(
         await toListeners?.(kind, before, after);
         change.listensTold = true;
       }
-      const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method });
+      // Once per session across retries: a retry may follow an enqueue that half ran or ran unanswered.
+      const sessions = await outbox.toSessions(await recipients(kind, before, after), { jsonrpc: '2.0', method }, change.claimant);
       observer.onNotificationForwarded({ method, sessions });
       return settle(change, 'announced');
     } catch (error) {

@@ -16,8 +16,9 @@ export class SessionOutbox {
     private readonly store: SessionStore,
   ) {}
 
-  async toSessions(sessionIds: readonly string[], message: JsonRpcNotification | JsonRpcRequest): Promise<number> {
-    await this.events.enqueue(sessionIds, message as unknown as Record<string, unknown>);
+  /** `once`: a key naming this message, so a retry reaches each session once (SessionEvents.enqueue). */
+  async toSessions(sessionIds: readonly string[], message: JsonRpcNotification | JsonRpcRequest, once?: string): Promise<number> {
+    await this.events.enqueue(sessionIds, message as unknown as Record<string, unknown>, once);
     return sessionIds.length;
   }
 
