@@ -41,7 +41,7 @@ import { SessionEnding } from './sessions/session-ending.js';
 import { ClientNotifications } from './sessions/client-notifications.js';
 import { Listens } from './modern/listens.js';
 import { PrincipalSessions } from './isolation/principal-sessions.js';
-import { neededServers, type NeededServers } from './isolation/needed-servers.js';
+import { NO_SERVERS, neededServers, type NeededServers } from './isolation/needed-servers.js';
 import type { LeftOutServer } from './isolation/left-out-servers.js';
 import { ServerRequestRelay } from './calls/server-requests.js';
 import { SessionOutbox } from './sessions/session-outbox.js';
@@ -53,9 +53,6 @@ import { endMethodSpan, startMethodSpan } from './method-span.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
-
-/** A request that needs no session-isolated server: it is served from the shared view. */
-const NO_SERVERS: NeededServers = [];
 
 /** On an endpoint in search mode, tools/list and tools/call are search mode's own. */
 const SEARCH_HANDLERS: Readonly<Record<string, MethodHandler>> = { ...HANDLERS, ...SEARCH_MODE_HANDLERS };
@@ -77,6 +74,8 @@ export class Gateway {
   readonly #principalSessions: PrincipalSessions;
   readonly #forwarding: UpstreamForwarding;
   readonly #ending: SessionEnding;
+  /** Sessions whose first request is being recorded: one store write each, however many requests come meanwhile. */
+  readonly #markingUsed = new Set<string>();
   readonly #notifications: ClientNotifications;
   #router: UpstreamMessageRouter | undefined;
   #startupSettled = false;
@@ -400,9 +399,16 @@ export class Gateway {
    * and one that fails is made again by the next request (the record still says unused).
    */
   #markUsed(session: SessionRecord): void {
-    this.options.store.update(session.id, { used: true }).catch((error: unknown) => {
-      this.options.logger.debug({ session: session.id.slice(0, 8), err: error instanceof Error ? error.message : String(error) }, 'could not mark a session used');
-    });
+    // Until the write lands, the record this replica holds still says unused: the requests that
+    // come meanwhile (50 in flight on one session, say) must not each write it again.
+    if (this.#markingUsed.has(session.id)) return;
+    this.#markingUsed.add(session.id);
+    this.options.store
+      .update(session.id, { used: true })
+      .catch((error: unknown) => {
+        this.options.logger.debug({ session: session.id.slice(0, 8), err: error instanceof Error ? error.message : String(error) }, 'could not mark a session used');
+      })
+      .finally(() => this.#markingUsed.delete(session.id));
   }
 
   #context({

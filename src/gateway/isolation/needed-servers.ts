@@ -20,7 +20,8 @@ export interface NamingRules {
 }
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
-const NO_SERVERS: readonly string[] = [];
+/** A request that needs no session-isolated server: it is served from the shared view. */
+export const NO_SERVERS: readonly string[] = [];
 
 /**
  * `params` as the handler reads them (for search mode's call_tool, the params of the tool it calls;
