@@ -4,7 +4,7 @@
 // or take a small clock tolerance, with a subject. The JWKS is fetched once and cached; a token
 // with an unknown `kid` makes jose fetch it again (at most once per cooldown), which is how a key
 // rotation at the identity provider is picked up.
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AccessToken } from './access-token.js';
 import { audienceMatches } from './audience.js';
 import type { Principal } from './principal.js';
@@ -32,7 +32,11 @@ export interface TokenVerifierOptions {
   readonly issuer: string;
   /** The gateway's canonical URI(s): a token must name one of them in `aud`. */
   readonly audience: string | readonly string[];
-  readonly jwksUri: string;
+  /**
+   * Where the keys are: the provider's JWKS URL, or (sign-in mode, where the gateway is the issuer)
+   * a lookup in the gateway's own key ring.
+   */
+  readonly keys: { readonly jwksUri: string } | { readonly lookup: JWTVerifyGetKey };
   readonly clockToleranceSeconds?: number;
   /** How long after a JWKS fetch an unknown `kid` may not trigger another (jose's default: 30 s). */
   readonly jwksCooldownMs?: number;
@@ -82,14 +86,16 @@ export interface SharedKeysVerifier extends TokenVerifier {
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): SharedKeysVerifier {
-  const jwksUrl = new URL(options.jwksUri);
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   if (!Number.isFinite(clockTolerance) || clockTolerance < 0) throw new Error('clockToleranceSeconds must be >= 0');
-  const jwks = createRemoteJWKSet(jwksUrl, {
-    ...(options.jwksCooldownMs !== undefined && { cooldownDuration: options.jwksCooldownMs }),
-    ...(options.jwksCacheMaxAgeMs !== undefined && { cacheMaxAge: options.jwksCacheMaxAgeMs }),
-    timeoutDuration: options.jwksTimeoutMs ?? 5_000,
-  });
+  const jwks =
+    'lookup' in options.keys
+      ? options.keys.lookup
+      : createRemoteJWKSet(new URL(options.keys.jwksUri), {
+          ...(options.jwksCooldownMs !== undefined && { cooldownDuration: options.jwksCooldownMs }),
+          ...(options.jwksCacheMaxAgeMs !== undefined && { cacheMaxAge: options.jwksCacheMaxAgeMs }),
+          timeoutDuration: options.jwksTimeoutMs ?? 5_000,
+        });
 
   const verifierFor = (audience: string | readonly string[]): TokenVerifier => {
     const audiences = typeof audience === 'string' ? [audience] : [...audience];

@@ -10,6 +10,7 @@ import { DEFAULT_ENDPOINT, ENDPOINT_NAME } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { redisSection } from './redis.js';
 import { SERVER_NAME_MAX } from './server-names.js';
+import { signInSection } from './sign-in.js';
 import { TOOL_NAME } from './tool-renames.js';
 
 // A prefix becomes the front of tool names, which must fit ^[A-Za-z0-9_-]{1,64}$.
@@ -335,9 +336,17 @@ const listsSection = z
 
 const authSection = z
   .object({
-    issuer: z.string().min(1).describe('The identity provider: tokens must carry this `iss`.'),
+    issuer: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The identity provider whose tokens the gateway accepts (resource-server mode): tokens must carry this `iss`. Not with `signIn`, where Switchboard is the issuer.'),
     audience: z.string().min(1).optional().describe('Tokens must name it in `aud`; default `server.publicUrl`.'),
-    jwksUri: z.url({ error: 'must be a URL' }).describe('Where the signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`.'),
+    jwksUri: z
+      .url({ error: 'must be a URL' })
+      .optional()
+      .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`."),
+    signIn: signInSection.optional(),
     requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),
     authorizationServers: z
       .array(z.url({ error: 'must be a URL' }))
@@ -347,7 +356,21 @@ const authSection = z
       .default(30)
       .describe('Leeway for `exp` and `nbf`, in seconds.'),
   })
-  .strict();
+  .strict()
+  .superRefine(authModeProblems);
+
+// Two modes: the tokens of the team's provider (`issuer` + `jwksUri`), or Switchboard's own
+// (`signIn`). Both at once would leave it unclear whose tokens count.
+function authModeProblems(auth: { issuer?: string | undefined; jwksUri?: string | undefined; signIn?: unknown; authorizationServers?: unknown }, context: z.RefinementCtx): void {
+  if (auth.signIn !== undefined) {
+    for (const key of ['issuer', 'jwksUri', 'authorizationServers'] as const) {
+      if (auth[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'not with signIn: Switchboard issues the tokens itself and is their authorization server' });
+    }
+    return;
+  }
+  if (auth.issuer === undefined) context.addIssue({ code: 'custom', path: ['issuer'], message: "is required: the identity provider whose tokens are accepted (or signIn, for Switchboard's own)" });
+  else if (auth.jwksUri === undefined) context.addIssue({ code: 'custom', path: ['jwksUri'], message: "is required with issuer: where the provider's signing keys are" });
+}
 
 const claimValue = z.union([z.string(), z.number(), z.boolean()]);
 // {server}/{name} globs (src/policy/glob.ts): a server part and a name part, split at the first "/".
@@ -553,7 +576,7 @@ export const configSchema = z
     mcpServers: z.preprocess(refusingProtoKey<z.input<typeof serverMap>>(), serverMap).default({}).describe(MCP_SERVERS_DESCRIPTION),
     auth: authSection
       .optional()
-      .describe('Makes the gateway an OAuth 2.1 resource server: every request needs a bearer JWT from `issuer`. Absent: no authentication.'),
+      .describe('Makes the gateway an OAuth 2.1 resource server: every request needs a bearer token, from `issuer` (resource-server mode) or from Switchboard itself (`signIn`). Absent: no authentication.'),
     policy: policySection
       .optional()
       .describe('Which caller may see and use which tools, prompts and resources; a denied item looks exactly like a missing one.'),

@@ -14,6 +14,7 @@ import { originCheck, type OriginCheck } from './middleware/origin-guard.js';
 import { rateLimitCheck, type RateLimitCheck } from './middleware/rate-limit.js';
 import { isLoopbackHost } from './origin-patterns.js';
 import type { WellKnownRouteOptions } from './routes/well-known.js';
+import type { JWTVerifyGetKey } from 'jose';
 
 export interface AccessControl {
   /**
@@ -47,9 +48,11 @@ export interface AccessControlDeps {
   readonly jwksCooldownMs?: number;
   /** Overrides the config's choice of limiter (tests). */
   readonly rateLimiter?: RateLimiter;
+  /** With `auth.signIn`: the gateway's own issuer and its key ring, which sign the tokens checked here. */
+  readonly signIn?: { readonly issuer: string; readonly keys: JWTVerifyGetKey };
 }
 
-export function createAccessControl(config: Config, { logger, jwksCooldownMs, rateLimiter }: AccessControlDeps): AccessControl {
+export function createAccessControl(config: Config, { logger, jwksCooldownMs, rateLimiter, signIn }: AccessControlDeps): AccessControl {
   const { server } = config;
   const endpointOfPath = new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [endpoint.path, name]));
   const onRefused = auditRefusals(logger, endpointOfPath.size > 0 ? (path) => endpointOfPath.get(path) ?? DEFAULT_ENDPOINT : undefined);
@@ -74,16 +77,19 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
 
   const { auth } = config;
   const resourceMetadata = resourceMetadataUrl(server.publicUrl);
+  const issuer = auth.signIn ? signIn?.issuer : auth.issuer;
+  if (issuer === undefined) throw new Error('createAccessControl: auth.signIn is configured but the sign-in issuer and keys were not handed in');
   const verifier = createTokenVerifier({
-    issuer: auth.issuer,
+    issuer,
     audience: auth.audience ?? server.publicUrl,
-    jwksUri: auth.jwksUri,
+    keys: signIn && auth.signIn ? { lookup: signIn.keys } : { jwksUri: auth.jwksUri ?? '' },
     clockToleranceSeconds: auth.clockToleranceSeconds,
     ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
   });
   const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
-  const scopesSupported = [...new Set([...auth.requiredScopes, ...policyScopes])];
-  const authorizationServers = auth.authorizationServers ?? [auth.issuer];
+  const signInScopes = auth.signIn?.scopes ?? [];
+  const scopesSupported = [...new Set([...auth.requiredScopes, ...policyScopes, ...signInScopes])];
+  const authorizationServers = auth.authorizationServers ?? [issuer];
   // Each endpoint is a resource of its own: its canonical URI is publicUrl's origin with its path,
   // and a token must be for it (one for another endpoint, or for server.path, is refused here).
   const publicOrigin = new URL(server.publicUrl).origin;
@@ -91,7 +97,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   for (const [name, endpoint] of Object.entries(config.endpoints)) {
     const resource = `${publicOrigin}${endpoint.path}`;
     const requiredScopes = [...new Set([...auth.requiredScopes, ...endpoint.requiredScopes])];
-    const supported = [...new Set([...requiredScopes, ...policyScopes])];
+    const supported = [...new Set([...requiredScopes, ...policyScopes, ...signInScopes])];
     endpoints.set(name, {
       auth: bearerAuth({ verifier: verifier.withAudience(endpoint.audience ?? resource), resourceMetadata: resourceMetadataUrl(resource), requiredScopes, onRefused }),
       wellKnown: {

@@ -55,7 +55,11 @@ describe('config problems name the key path', () => {
   });
 
   it('says "required" for a missing key', () => {
-    expect(problemAt(problemsOf('auth:\n  jwksUri: https://idp.example/jwks\n'), 'auth.issuer')).toBe('required');
+    expect(problemAt(problemsOf('auth:\n  issuer: https://idp.example\n  signIn: {provider: {issuer: https://idp.example}}\n'), 'auth.signIn.provider.clientId')).toBe('required');
+  });
+
+  it('says which of the two auth modes a key belongs to', () => {
+    expect(problemAt(problemsOf('auth:\n  jwksUri: https://idp.example/jwks\n'), 'auth.issuer')).toMatch(/^is required: the identity provider/);
   });
 
   it('names array elements by index', () => {
