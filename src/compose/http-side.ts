@@ -10,6 +10,7 @@ import { resolveTracing } from '../observe/tracing/settings.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
 import type { DrainState } from './drain-state.js';
 import type { GatewayCore } from './gateway-core.js';
+import { startSignIn, type SignInSide } from './sign-in-side.js';
 
 export interface HttpSide {
   readonly openStreams: OpenStreams;
@@ -17,6 +18,8 @@ export interface HttpSide {
   readonly tracing: Tracing | undefined;
   readonly access: AccessControl;
   readonly listeners: HttpListeners;
+  /** Sign-in mode's authorization server (auth.signIn), when configured. */
+  readonly signIn: SignInSide | undefined;
 }
 
 export interface HttpSideDeps {
@@ -35,7 +38,12 @@ export async function buildHttpSide(config: Config, core: GatewayCore, { logger,
   metrics.countListens(gateway.listens);
   const drain = new HttpDrain({ isDraining: () => state.draining });
   const tracing = await startTracing(config, logger, traceExportDelayMs);
-  const access = createAccessControl(config, { logger, ...(jwksCooldownMs !== undefined && { jwksCooldownMs }) });
+  const signIn = await startSignIn(config, logger);
+  const access = createAccessControl(config, {
+    logger,
+    ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
+    ...(signIn && { signIn: { issuer: signIn.signIn.issuer, keys: signIn.signIn.keys } }),
+  });
   const listeners = createHttpListeners({
     access,
     events: sessions.events,
@@ -58,8 +66,9 @@ export async function buildHttpSide(config: Config, core: GatewayCore, { logger,
     metrics,
     drain,
     ...(tracing && { tracing }),
+    ...(signIn && { signIn: { signIn: signIn.signIn, registrations: signIn.registrations } }),
   });
-  return { openStreams, drain, tracing, access, listeners };
+  return { openStreams, drain, tracing, access, listeners, signIn };
 }
 
 /**

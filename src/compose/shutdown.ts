@@ -53,6 +53,7 @@ export function shutdown({ config, state, server, core, http, reloading, adminLi
     await core.upstreams.stop();
     await core.sessions.close();
     await http.access.close();
+    await http.signIn?.close();
     await core.serverLimits.close();
     await core.tokenCache.close();
     // Last: the spans of everything above are finished and go out in the final batch.

@@ -73,6 +73,10 @@ const registrationSection = z
       .default(20)
       .describe('Registrations one client address may make per minute; more get 429.'),
     maxBodyBytes: lenientNumber(z.number().int().min(1_024).max(1_048_576)).default(16_384).describe('The largest registration request body; larger get 413.'),
+    allowedSchemes: z
+      .array(z.string().regex(/^[a-z][a-z0-9+.-]*$/, 'a URI scheme, lower case, without "://"'))
+      .default([])
+      .describe('Private-use URI schemes native apps may register redirect URIs with (RFC 8252 section 7.1), e.g. `cursor`; HTTPS and http on loopback are always allowed.'),
   })
   .strict()
   .describe('Dynamic client registration (RFC 7591).');

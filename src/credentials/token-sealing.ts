@@ -15,10 +15,13 @@ const MIN_SECRET_CHARS = 32;
 export class TokenSealer {
   readonly #key: Buffer;
 
-  /** `secret`: sessions.credentialKey, at least 32 characters (the config says so too). */
-  constructor(secret: string) {
+  /**
+   * `secret`: sessions.credentialKey (or auth.signIn.secret), at least 32 characters (the config says
+   * so too). `purpose` keeps the keys of different uses of one secret apart.
+   */
+  constructor(secret: string, purpose: string = HKDF_INFO) {
     if (secret.length < MIN_SECRET_CHARS) throw new RangeError(`the credential key must be at least ${MIN_SECRET_CHARS} characters`);
-    this.#key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'switchboard', HKDF_INFO, 32));
+    this.#key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'switchboard', purpose, 32));
   }
 
   /** base64url of iv | ciphertext | tag. */

@@ -30,6 +30,7 @@ import type { StoreState } from '../session/store-outages.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { storeUnavailableAnswer, storeUnavailableResponse, transportError, type StoreUnavailableAnswer } from './transport-errors.js';
 import { catalogueRefusal } from '../protocol/error-catalogue.js';
+import { signInListener, type SignInListenerOptions } from './sign-in/listener.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
@@ -63,6 +64,8 @@ export interface AppOptions {
   readonly tracing?: Tracing;
   /** Retry-After of the 503 a request gets while the session store does not answer (config `sessions.retryAfterSeconds`); default 1. */
   readonly storeRetryAfterSeconds?: number;
+  /** Sign-in mode (auth.signIn): the authorization server's endpoints and pages, in front of the Hono app. */
+  readonly signIn?: Omit<SignInListenerOptions, 'recorder' | 'logger'>;
   /** Whether the store serves, for /readyz (routes/health.ts); absent: it is asked only by a ping. */
   readonly storeState?: () => StoreState;
   /** /readyz answers 503 while the store does not serve (config `sessions.notReadyWhileDown`); default false. */
@@ -124,7 +127,7 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
           ...(options.tracing && { tracing: options.tracing }),
           unavailable,
         },
-        next,
+        options.signIn ? signInListener({ ...options.signIn, recorder, logger: options.logger }, next) : next,
       ),
   };
 }

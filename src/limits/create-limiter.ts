@@ -21,6 +21,15 @@ export function createRateLimiter(config: Pick<Config, 'limits' | 'sessions'>, l
   return new MemoryRateLimiter({ limit });
 }
 
+/** Dynamic client registrations per client address (auth.signIn.registration), across replicas on Redis. */
+export function createRegistrationLimiter(config: Pick<Config, 'sessions'>, perMinute: number, logger?: Logger): RateLimiter {
+  const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
+  if (redis !== undefined) {
+    return new RedisRateLimiter({ redis, limit: perMinute, keyPrefix: `${config.sessions.keyPrefix}registrations:`, ...(logger && { logger }) });
+  }
+  return new MemoryRateLimiter({ limit: perMinute });
+}
+
 /** The counts of limits.servers: `{keyPrefix}serverlimit:*` in Redis, one hash per principal and server (or tool). */
 export function createQuotaLimiter(config: Pick<Config, 'sessions'>, logger?: Logger): QuotaLimiter {
   const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;

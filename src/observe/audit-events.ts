@@ -4,6 +4,7 @@
 // line it writes to it); docs/reference/audit-log.md is generated from it (scripts/docs/audit.ts).
 import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
 import { WITHHELD_REASONS } from '../pinning/enforcer.js';
+import { SIGN_IN_AUDIT_EVENTS } from '../signin/audit-events.js';
 
 export interface AuditField {
   /** What the field holds, and its values where they are few. */
@@ -127,6 +128,20 @@ export const AUDIT_LINES = {
       reason: { meaning: 'Why, in the operator\'s words (config problems name key paths, never values).', when: 'the outcome is not `ok`' },
       durationMs: { meaning: 'How long the action took, in milliseconds to a tenth.' },
       requestId: { ...REQUEST_ID, when: 'the request has one' },
+    },
+  },
+  signIn: {
+    title: 'A step of sign-in',
+    written:
+      'One line per step of sign-in mode (`auth.signIn`): a person signed in at the team\'s provider (or failed to), consented (or it was automatic, or declined), a client registered, a token issued, refreshed or refused, a refresh token used twice (its whole family is revoked), a revocation asked.',
+    fields: {
+      event: { meaning: 'Always `sign-in`.' },
+      step: { meaning: `What happened: ${codes(SIGN_IN_AUDIT_EVENTS)}.` },
+      sub: { ...SUB, meaning: 'The person (the `sub` of the tokens Switchboard issues them).', when: 'the person is known at this step' },
+      clientId: { meaning: 'The OAuth client: its client ID (a metadata document\'s URL, a registered or configured ID).', when: 'the client is known at this step' },
+      scopes: { meaning: 'The scopes granted.', when: 'the step is a consent' },
+      reason: { meaning: 'The OAuth error and its description, never a token or code.', when: 'the step failed' },
+      client: { ...CLIENT, when: 'the step is a request of the client (registration, token endpoint)' },
     },
   },
   adminRefusal: {

@@ -9,6 +9,7 @@ import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
 import type { AuditLine } from './audit-events.js';
+import type { SignInAuditEvent } from '../signin/audit-events.js';
 import { preformattedLines, type Logger } from './logger.js';
 import { QuotedStrings } from './quoted-strings.js';
 import { jsonNumber, jsonString } from '../protocol/json-scalars.js';
@@ -134,6 +135,25 @@ export interface AdminActionEvent {
 export type AdminRefusalEvent = Omit<RefusalEvent, 'sessionId'>;
 
 /** Lines with `"event": "admin"`: one per action (restart, reload, drain) and per refused request. */
+/** Sign-in mode's steps (signin/audit-events.ts). */
+export function auditSignIn(logger: Pick<Logger, 'info'>): (event: SignInAuditEvent) => void {
+  return (event) => {
+    logger.info(
+      {
+        audit: true,
+        event: 'sign-in',
+        step: event.event,
+        ...(event.sub !== undefined && { sub: event.sub }),
+        ...(event.clientId !== undefined && { clientId: event.clientId }),
+        ...(event.scopes !== undefined && { scopes: event.scopes }),
+        ...(event.reason !== undefined && { reason: event.reason }),
+        ...(event.client !== undefined && { client: event.client }),
+      } satisfies AuditLine<'signIn'>,
+      'audit',
+    );
+  };
+}
+
 export function auditAdmin(logger: Pick<Logger, 'info'>): { action(event: AdminActionEvent): void; refusal(event: AdminRefusalEvent): void } {
   return {
     action(event) {

@@ -1,0 +1,72 @@
+// Sign-in mode (auth.signIn), when configured: the authorization server with its state in the
+// sessions' store (memory, or the same Redis under `{keyPrefix}signin:`), its registration limiter,
+// and the MCP endpoints it issues tokens for. Built before the HTTP side, whose token check uses
+// its keys.
+import type { Config } from '../config/schema.js';
+import { createRegistrationLimiter } from '../limits/create-limiter.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import { auditSignIn } from '../observe/audit.js';
+import type { Logger } from '../observe/logger.js';
+import { MemoryKeyValueStore } from '../session/memory-key-value.js';
+import { RedisKeyValueStore } from '../session/redis-key-value.js';
+import { redisTargetOf } from '../session/redis-target.js';
+import { errorPage } from '../http/sign-in/pages.js';
+import type { ResourceEndpoint } from '../signin/authorization-server.js';
+import { SignIn } from '../signin/sign-in.js';
+
+export interface SignInSide {
+  readonly signIn: SignIn;
+  readonly registrations: RateLimiter;
+  close(): Promise<void>;
+}
+
+export async function startSignIn(config: Config, logger: Logger): Promise<SignInSide | undefined> {
+  const signInConfig = config.auth?.signIn;
+  if (config.auth === undefined || signInConfig === undefined) return undefined;
+  const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
+  const store = redis ? new RedisKeyValueStore({ redis, keyPrefix: `${config.sessions.keyPrefix}signin:` }) : new MemoryKeyValueStore();
+  const registrations = createRegistrationLimiter(config, signInConfig.registration.perMinutePerAddress, logger);
+  let signIn: SignIn;
+  try {
+    signIn = await SignIn.start({
+      issuer: new URL(config.server.publicUrl).origin,
+      config: signInConfig,
+      resources: resourcesOf(config),
+      store,
+      errorPage,
+      audit: auditSignIn(logger),
+      onError: (error, message) => logger.error({ err: error }, message),
+    });
+  } catch (error) {
+    await Promise.allSettled([store.close(), registrations.close()]);
+    throw error;
+  }
+  return {
+    signIn,
+    registrations,
+    close: async () => {
+      await signIn.close();
+      await Promise.allSettled([store.close(), registrations.close()]);
+    },
+  };
+}
+
+/**
+ * The MCP endpoints as resources (RFC 8707), the default one first: each with the scopes a token
+ * for it may carry (every scope the config names: required ones, the policy's, the admin scope,
+ * those of scopeGrants and signIn.scopes) and the audience its token check expects.
+ */
+export function resourcesOf(config: Config): ResourceEndpoint[] {
+  const auth = config.auth;
+  if (auth === undefined) return [];
+  const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
+  const common = [...auth.requiredScopes, ...policyScopes, ...(auth.signIn?.scopes ?? []), ...Object.keys(auth.signIn?.scopeGrants ?? {}), config.admin.scope];
+  const origin = new URL(config.server.publicUrl).origin;
+  return [
+    { uri: config.server.publicUrl, audience: auth.audience ?? config.server.publicUrl, scopes: [...new Set(common)] },
+    ...Object.values(config.endpoints).map((endpoint) => {
+      const uri = `${origin}${endpoint.path}`;
+      return { uri, audience: endpoint.audience ?? uri, scopes: [...new Set([...common, ...endpoint.requiredScopes])] };
+    }),
+  ];
+}

@@ -1,0 +1,212 @@
+// The OAuth 2.1 authorization server MCP clients see, on oidc-provider (OpenID Certified; decision
+// 0017): how it is configured is all this file says. Registration (RFC 7591, guarded in
+// registration-guard.ts), client ID metadata documents, authorization code with PKCE (S256 only),
+// resource indicators (RFC 8707) naming the gateway's MCP endpoints, JWT access tokens carrying the
+// person's mapped claims, refresh tokens rotated with reuse detection (a reused one revokes its
+// grant, which removes every token of it: provider-adapter.ts), revocation (RFC 7009). The person
+// signs in and consents in interactions.ts.
+import { hkdfSync } from 'node:crypto';
+import Provider, { errors, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { SignInConfig } from '../config/sign-in.js';
+import type { TokenSealer } from '../credentials/token-sealing.js';
+import type { KeyValueStore } from '../session/key-value.js';
+import { isLoopbackRedirect } from './redirect-uris.js';
+import { SIGNING_ALGORITHM } from './key-ring.js';
+import type { People } from './people.js';
+import { storeAdapter } from './provider-adapter.js';
+
+/** Where oidc-provider's endpoints are, under the issuer (the gateway's public origin). */
+export const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/logout',
+  introspection: '/oauth/introspect',
+  pushed_authorization_request: '/oauth/par',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+  credential: '/oauth/credential',
+} as const;
+export const INTERACTION_PATH = '/oauth/interaction';
+
+/** One MCP endpoint as a resource (RFC 8707): the URI clients name, and what its tokens hold. */
+export interface ResourceEndpoint {
+  /** Its canonical URI: server.publicUrl, or the public origin + an endpoint's path. */
+  readonly uri: string;
+  /** What its tokens' `aud` is: the endpoint's configured audience, else its URI. */
+  readonly audience: string;
+  /** Every scope a token for it may carry. */
+  readonly scopes: readonly string[];
+}
+
+export interface AuthorizationServerOptions {
+  readonly issuer: string;
+  readonly signIn: SignInConfig;
+  /** The gateway's MCP endpoints; the first is the default resource when a client names none. */
+  readonly resources: readonly ResourceEndpoint[];
+  readonly store: KeyValueStore;
+  readonly sealer: TokenSealer;
+  readonly people: People;
+  /** The key ring's private JWKs, newest (the signing one) first. */
+  readonly signingKeys: readonly object[];
+  /** The `fetch` for client ID metadata documents (metadata-documents.ts). */
+  readonly fetch: NonNullable<Configuration['fetch']>;
+  /** Whether a metadata document's host may serve documents (auth.signIn.clientMetadataDocuments.allowedHosts). */
+  readonly allowMetadataHost: (host: string) => boolean;
+  /** The page a browser gets when a request cannot go back to its client (the HTTP layer draws it). */
+  readonly errorPage: (error: string, description: string) => { readonly html: string; readonly csp: string };
+}
+
+const INTERACTION_SECONDS = 600;
+const DAY_SECONDS = 24 * 3600;
+
+export function createAuthorizationServer(options: AuthorizationServerOptions): Provider {
+  const { signIn, people } = options;
+  const resources = new Map(options.resources.map((resource) => [normalizedUri(resource.uri), resource]));
+  const defaultResource = options.resources[0];
+  if (defaultResource === undefined) throw new Error('createAuthorizationServer: no MCP endpoint to issue tokens for');
+  const familySeconds = signIn.tokens.refreshTokenDays * DAY_SECONDS;
+
+  const configuration: Configuration = {
+    adapter: storeAdapter(options.store, options.sealer),
+    clients: signIn.clients.map(preRegistered),
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: SIGNING_ALGORITHM,
+    },
+    jwks: { keys: options.signingKeys as never },
+    cookies: {
+      keys: [cookieKey(signIn.secret)],
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    findAccount: async (_ctx, sub) => {
+      const person = await people.find(sub);
+      if (person === undefined) return undefined;
+      return {
+        accountId: sub,
+        claims: async () => ({ sub, ...(person.email && { email: person.email }), ...(person.name && { name: person.name }), groups: [...person.groups] }),
+      };
+    },
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'], groups: ['groups'] },
+    // The OpenID scopes only: the MCP scopes are the resources' (getResourceServerInfo), granted per
+    // endpoint, and a token for one endpoint carries only that endpoint's.
+    scopes: ['openid', 'offline_access', 'email', 'profile', 'groups'],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: signIn.registration.enabled, initialAccessToken: false },
+      revocation: { enabled: true },
+      introspection: { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      clientIdMetadataDocument: {
+        enabled: signIn.clientMetadataDocuments.enabled,
+        ack: 'draft-02',
+        allowFetch: async (_ctx: KoaContextWithOIDC, clientId: string) => options.allowMetadataHost(new URL(clientId).hostname),
+        allowClient: async (_ctx: KoaContextWithOIDC, client: { clientId: string; redirectUris?: string[] }) => {
+          assertRedirectsOnClientHost(client.clientId, client.redirectUris ?? []);
+          return true;
+        },
+        cacheDuration: { min: 30, max: DAY_SECONDS },
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf?.[0] ?? defaultResource.uri,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          const resource = resources.get(normalizedUri(indicator));
+          if (resource === undefined) throw new errors.InvalidTarget(`${indicator} is not an MCP endpoint of this gateway; ask for one of ${[...resources.values()].map((known) => known.uri).join(', ')}`);
+          return {
+            scope: resource.scopes.join(' '),
+            audience: resource.audience,
+            accessTokenTTL: signIn.tokens.accessTokenSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+          };
+        },
+      },
+    },
+    // Every client that may refresh gets a refresh token, without asking for offline_access: MCP
+    // clients keep sessions for days and do not ask for it.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== 'AccessToken' || typeof token.accountId !== 'string') return undefined;
+      const person = await people.find(token.accountId);
+      if (person === undefined) return undefined;
+      return { ...(person.email && { email: person.email }), ...(person.name && { name: person.name }), groups: [...person.groups] };
+    },
+    ttl: {
+      AccessToken: signIn.tokens.accessTokenSeconds,
+      AuthorizationCode: signIn.tokens.authorizationCodeSeconds,
+      IdToken: signIn.tokens.accessTokenSeconds,
+      Interaction: INTERACTION_SECONDS,
+      Session: familySeconds,
+      Grant: familySeconds,
+      // A family lives refreshTokenDays from its first token, however often it is rotated.
+      RefreshToken: (_ctx, token) => {
+        const started = typeof token.iiat === 'number' ? token.iiat : Math.floor(Date.now() / 1000);
+        return Math.max(1, started + familySeconds - Math.floor(Date.now() / 1000));
+      },
+    },
+    routes: ROUTES,
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    renderError: async (ctx, out) => {
+      const page = options.errorPage(String(out.error ?? 'error'), String(out.error_description ?? ''));
+      ctx.type = 'html';
+      ctx.set('Content-Security-Policy', page.csp);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = page.html;
+    },
+    fetch: options.fetch,
+    enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALGORITHM] },
+  } as Configuration;
+
+  const provider = new Provider(options.issuer, configuration);
+  // Its URLs are built from the request's host and scheme: the gateway sets both to the issuer's
+  // before handing a request over (sign-in.ts), so they are right behind any ingress.
+  provider.proxy = true;
+  return provider;
+}
+
+function preRegistered(client: SignInConfig['clients'][number]): ClientMetadata {
+  const native = client.redirectUris.every((uri) => isLoopbackRedirect(uri) || !/^https?:/.test(uri));
+  return {
+    client_id: client.clientId,
+    ...(client.name !== undefined && { client_name: client.name }),
+    redirect_uris: client.redirectUris,
+    application_type: native ? 'native' : 'web',
+    token_endpoint_auth_method: 'none',
+  };
+}
+
+/**
+ * A metadata document is trusted for the host it is served from: its redirect URIs must be there
+ * too (or on loopback, for native clients). Otherwise any site could publish a document naming a
+ * well-known client and a redirect URI of its own.
+ */
+function assertRedirectsOnClientHost(clientId: string, redirectUris: readonly string[]): void {
+  const host = new URL(clientId).host;
+  const foreign = redirectUris.filter((uri) => !isLoopbackRedirect(uri) && URL.parse(uri)?.host !== host);
+  if (foreign.length > 0) {
+    throw new errors.InvalidClientMetadata(`the client's redirect URIs must be on ${host} (its metadata document's host) or on loopback; ${foreign.join(', ')} is not`);
+  }
+}
+
+/** A resource indicator with and without a trailing slash names the same endpoint. */
+export function normalizedUri(uri: string): string {
+  return uri.endsWith('/') && new URL(uri).pathname !== '/' ? uri.slice(0, -1) : uri;
+}
+
+function cookieKey(secret: string): string {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'switchboard', 'sign-in-cookies', 32)).toString('base64url');
+}
