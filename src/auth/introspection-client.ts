@@ -3,11 +3,12 @@
 // comes back as it is; what the answer means is introspection-verifier.ts. undici's request() on
 // the global keep-alive pool, bounded by timeoutMs from the first byte sent to the last byte read.
 // Any failure of the endpoint (unreachable, slow, 5xx, refusing our credentials, not JSON) is the
-// gateway's problem, never the caller's: IntrospectionUnavailableError, a 503. Its message names the
+// gateway's problem, never the caller's: IntrospectionUnavailableError, a 503. The one exception is
+// a provider's `unsupported_token_type`, which is about the token: TokenRejectedError, a 401. Its message names the
 // endpoint, never the token or the secret.
 import { request } from 'undici';
 import { describeEndpoint } from '../credentials/token-exchange.js';
-import { KeysUnavailableError } from './token-verifier.js';
+import { KeysUnavailableError, TokenRejectedError } from './token-verifier.js';
 
 /** An answer is a few hundred bytes; more is not an introspection endpoint, and is not read into memory. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -45,10 +46,12 @@ export function introspectionClient({ endpoint, clientId, clientSecret, timeoutM
       let answer: { readonly statusCode: number; readonly text?: string };
       try {
         const { statusCode, body: stream } = await request(endpoint, { method: 'POST', headers, body, signal });
-        if (statusCode === 200) {
+        if (statusCode === 200 || statusCode === 400) {
           answer = { statusCode, text: await readBounded(stream, unavailable) };
         } else {
-          stream.destroy();
+          // Read and dropped (up to undici's small limit) rather than destroyed, which would
+          // surface as an error nobody awaits.
+          await stream.dump();
           answer = { statusCode };
         }
       } catch (error) {
@@ -61,10 +64,26 @@ export function introspectionClient({ endpoint, clientId, clientSecret, timeoutM
       }
       const { statusCode, text } = answer;
       if (statusCode === 401 || statusCode === 403) throw unavailable(`refuses the gateway's client credentials (${statusCode}): check auth.introspection.clientId and clientSecret`);
-      if (text === undefined) throw unavailable(`answered ${statusCode}`);
+      if (statusCode === 400 && text !== undefined && oauthError(text) === 'unsupported_token_type') {
+        throw new TokenRejectedError('the provider cannot introspect this kind of token (unsupported_token_type)');
+      }
+      if (statusCode !== 200 || text === undefined) throw unavailable(`answered ${statusCode}`);
       return parseAnswer(text, unavailable);
     }
   };
+}
+
+/**
+ * The RFC 6749 5.2 error of a 400. Only `unsupported_token_type` is the token's fault (providers
+ * answer it for a token they cannot introspect, such as oidc-provider for a JWT); any other 400
+ * says our request is wrong, which no client can fix.
+ */
+function oauthError(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { error?: unknown } | null)?.error;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseAnswer(text: string, unavailable: (reason: string) => Error): IntrospectionAnswer {
