@@ -13,6 +13,7 @@ import { everythingStdio, startGuardedServer } from '../support/upstreams.js';
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const TEAM_URL = 'https://mcp.switchboard.test/team';
 const OTHER_RESOURCE = 'https://other.example/api';
+const BRIEF_CACHE_SECONDS = 2;
 
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -24,7 +25,7 @@ const INITIALIZE = {
 let provider: OpaqueTokenProvider;
 /** Answers cached for a minute (the default): what a deployment runs. */
 let gateway: TestGateway;
-/** Answers cached for one second and a short timeout: for revocation and outages without long waits. */
+/** Answers cached for two seconds and a short timeout: for revocation and outages without long waits. */
 let brief: TestGateway;
 
 function introspectionConfig(extra: Record<string, unknown> = {}) {
@@ -45,7 +46,7 @@ beforeAll(async () => {
     }),
     startGateway({
       server: { publicUrl: PUBLIC_URL },
-      auth: { issuer: provider.issuer, introspection: introspectionConfig({ cacheSeconds: 1, timeoutMs: 500 }), requiredScopes: ['mcp'] },
+      auth: { issuer: provider.issuer, introspection: introspectionConfig({ cacheSeconds: BRIEF_CACHE_SECONDS, timeoutMs: 500 }), requiredScopes: ['mcp'] },
       mcpServers: {},
     }),
   ]);
@@ -134,11 +135,13 @@ describe('a token the gateway refuses with 401 invalid_token', () => {
   it('a token revoked at the provider, once its cached answer is older than cacheSeconds', async () => {
     const token = await agentToken();
     expect((await initialize(token, brief.url)).status).toBe(200);
+    // The answer was cached before this moment, so it is gone by this moment + cacheSeconds.
+    const cached = Date.now();
     await provider.revoke('agent', token);
     expect(await provider.introspect(token)).toEqual({ active: false });
     // Within cacheSeconds the answer the gateway has is reused: that is the documented bound.
     expect((await initialize(token, brief.url)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await new Promise((resolve) => setTimeout(resolve, cached + BRIEF_CACHE_SECONDS * 1_000 + 50 - Date.now()));
     const response = await initialize(token, brief.url);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error_description="the token is not active');
