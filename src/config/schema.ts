@@ -346,7 +346,7 @@ const authSection = z
     jwksUri: z
       .url({ error: 'must be a URL' })
       .optional()
-      .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`. `jwksUri`, `introspection` or both."),
+      .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`. Set this, `introspection`, or both."),
     introspection: introspectionSection.optional(),
     signIn: signInSection.optional(),
     requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),

@@ -91,7 +91,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
           introspection: auth.introspection,
           clockToleranceSeconds: auth.clockToleranceSeconds,
           ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
-          onIntrospectionUnavailable: (error) => logger.warn({ err: error.message }, 'tokens cannot be introspected: requests with opaque tokens get 503'),
+          onIntrospectionUnavailable: (error) => logger.warn({ err: error.message }, 'tokens cannot be introspected: requests whose token needs introspection get 503'),
         });
   const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
   const signInScopes = auth.signIn?.scopes ?? [];
