@@ -53,9 +53,14 @@ export class TokenRejectedError extends Error {
   }
 }
 
+/**
+ * The gateway cannot tell whether a token is good because the identity provider does not answer:
+ * its keys (JWKS) cannot be fetched, or (a subclass, introspection-client.ts) its introspection
+ * endpoint fails. Either way the caller gets 503, not 401.
+ */
 export class KeysUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('the identity provider\'s keys (JWKS) cannot be fetched', { cause });
+  constructor(cause: unknown, message = 'the identity provider\'s keys (JWKS) cannot be fetched') {
+    super(message, { cause });
     this.name = 'KeysUnavailableError';
   }
 }

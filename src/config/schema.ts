@@ -4,6 +4,7 @@
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
 import { credentialsSection } from './credentials.js';
+import { introspectionSection } from './introspection.js';
 import { lenientBoolean, lenientNumber } from './lenient.js';
 import { adminSection, telemetrySection } from './operations.js';
 import { DEFAULT_ENDPOINT, ENDPOINT_NAME } from './endpoints.js';
@@ -345,7 +346,8 @@ const authSection = z
     jwksUri: z
       .url({ error: 'must be a URL' })
       .optional()
-      .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`."),
+      .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`. Set this, `introspection`, or both."),
+    introspection: introspectionSection.optional(),
     signIn: signInSection.optional(),
     requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),
     authorizationServers: z
@@ -359,17 +361,22 @@ const authSection = z
   .strict()
   .superRefine(authModeProblems);
 
-// Two modes: the tokens of the team's provider (`issuer` + `jwksUri`), or Switchboard's own
-// (`signIn`). Both at once would leave it unclear whose tokens count.
-function authModeProblems(auth: { issuer?: string | undefined; jwksUri?: string | undefined; signIn?: unknown; authorizationServers?: unknown }, context: z.RefinementCtx): void {
+// Two modes: the tokens of the team's provider (`issuer` + `jwksUri` and/or `introspection`), or
+// Switchboard's own (`signIn`). Both at once would leave it unclear whose tokens count.
+function authModeProblems(
+  auth: { issuer?: string | undefined; jwksUri?: string | undefined; introspection?: unknown; signIn?: unknown; authorizationServers?: unknown },
+  context: z.RefinementCtx,
+): void {
   if (auth.signIn !== undefined) {
-    for (const key of ['issuer', 'jwksUri', 'authorizationServers'] as const) {
+    for (const key of ['issuer', 'jwksUri', 'introspection', 'authorizationServers'] as const) {
       if (auth[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'not with signIn: Switchboard issues the tokens itself and is their authorization server' });
     }
     return;
   }
   if (auth.issuer === undefined) context.addIssue({ code: 'custom', path: ['issuer'], message: "is required: the identity provider whose tokens are accepted (or signIn, for Switchboard's own)" });
-  else if (auth.jwksUri === undefined) context.addIssue({ code: 'custom', path: ['jwksUri'], message: "is required with issuer: where the provider's signing keys are" });
+  else if (auth.jwksUri === undefined && auth.introspection === undefined) {
+    context.addIssue({ code: 'custom', path: ['jwksUri'], message: "is required with issuer, unless introspection is set: where the provider's signing keys are (for JWTs), or its introspection endpoint (for opaque tokens)" });
+  }
 }
 
 const claimValue = z.union([z.string(), z.number(), z.boolean()]);

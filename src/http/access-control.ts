@@ -4,6 +4,7 @@
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { Config } from '../config/schema.js';
 import { resourceMetadataUrl } from '../auth/challenge.js';
+import { createResourceServerVerifier } from '../auth/resource-server-verifier.js';
 import { createTokenVerifier, type SharedKeysVerifier } from '../auth/token-verifier.js';
 import { createRateLimiter } from '../limits/create-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -79,13 +80,19 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   const resourceMetadata = resourceMetadataUrl(server.publicUrl);
   const issuer = auth.signIn ? signIn?.issuer : auth.issuer;
   if (issuer === undefined) throw new Error('createAccessControl: auth.signIn is configured but the sign-in issuer and keys were not handed in');
-  const verifier = createTokenVerifier({
-    issuer,
-    audience: auth.audience ?? server.publicUrl,
-    keys: signIn && auth.signIn ? { lookup: signIn.keys } : { jwksUri: auth.jwksUri ?? '' },
-    clockToleranceSeconds: auth.clockToleranceSeconds,
-    ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
-  });
+  const audience = auth.audience ?? server.publicUrl;
+  const verifier =
+    signIn && auth.signIn
+      ? createTokenVerifier({ issuer, audience, keys: { lookup: signIn.keys }, clockToleranceSeconds: auth.clockToleranceSeconds })
+      : createResourceServerVerifier({
+          issuer,
+          audience,
+          jwksUri: auth.jwksUri,
+          introspection: auth.introspection,
+          clockToleranceSeconds: auth.clockToleranceSeconds,
+          ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
+          onIntrospectionUnavailable: (error) => logger.warn({ err: error.message }, 'tokens cannot be introspected: requests whose token needs introspection get 503'),
+        });
   const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
   const signInScopes = auth.signIn?.scopes ?? [];
   const scopesSupported = [...new Set([...auth.requiredScopes, ...policyScopes, ...signInScopes])];

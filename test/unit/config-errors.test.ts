@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/load.js';
+import { ConfigError, parseConfigText } from '../../src/config/load.js';
 import { problemAt, problemsOf } from './config-test-helpers.js';
 
 describe('config problems name the key path', () => {
@@ -60,6 +60,34 @@ describe('config problems name the key path', () => {
 
   it('says which of the two auth modes a key belongs to', () => {
     expect(problemAt(problemsOf('auth:\n  jwksUri: https://idp.example/jwks\n'), 'auth.issuer')).toMatch(/^is required: the identity provider/);
+  });
+
+  it('asks for jwksUri or introspection with issuer', () => {
+    expect(problemAt(problemsOf('auth:\n  issuer: https://idp.example\n'), 'auth.jwksUri')).toMatch(/^is required with issuer, unless introspection is set/);
+  });
+
+  it('takes introspection in place of jwksUri, with a minute of caching by default', () => {
+    const text = 'auth:\n  issuer: https://idp.example\n  introspection: {endpoint: https://idp.example/introspect, clientId: switchboard, clientSecret: s3cret}\n';
+    expect(parseConfigText(text, 'yaml', {}).auth?.introspection).toEqual({
+      endpoint: 'https://idp.example/introspect',
+      clientId: 'switchboard',
+      clientSecret: 's3cret',
+      cacheSeconds: 60,
+      timeoutMs: 5_000,
+    });
+  });
+
+  it('says what introspection lacks or holds wrong', () => {
+    const problems = problemsOf('auth:\n  issuer: https://idp.example\n  introspection: {endpoint: ftp://idp.example/x, clientId: switchboard, cacheSeconds: 600}\n');
+    expect(problemAt(problems, 'auth.introspection.endpoint')).toBe('must be an http(s) URL');
+    expect(problemAt(problems, 'auth.introspection.clientSecret')).toBe('required');
+    expect(problemAt(problems, 'auth.introspection.cacheSeconds')).toMatch(/300/);
+  });
+
+  it('refuses introspection with signIn, whose tokens Switchboard checks itself', () => {
+    const signIn = `{provider: {issuer: https://idp.example, clientId: a, clientSecret: b}, secret: ${'s'.repeat(64)}}`;
+    const text = `auth:\n  signIn: ${signIn}\n  introspection: {endpoint: https://idp.example/i, clientId: a, clientSecret: b}\n`;
+    expect(problemAt(problemsOf(text), 'auth.introspection')).toMatch(/^not with signIn/);
   });
 
   it('names array elements by index', () => {
