@@ -36,9 +36,10 @@ export class MemoryKeyValueStore implements KeyValueStore {
   }
 
   async take(key: string): Promise<string | undefined> {
-    const value = await this.get(key);
+    // No await between the read and the delete: two takes never both get the value.
+    const value = this.#live(key)?.value;
     this.#entries.delete(key);
-    return value;
+    return typeof value === 'string' ? value : undefined;
   }
 
   async delete(...keys: readonly string[]): Promise<void> {

@@ -56,4 +56,13 @@ describe('the layers', () => {
     const upward = imports.filter((entry) => inFolder('upstream')(entry) && (entry.folder === 'gateway' || entry.folder === 'http'));
     expect(upward.map(describeImport)).toEqual([]);
   });
+
+  it('let only signin/ import the OAuth engines, and keep it free of Hono, Redis, the gateway and the HTTP layer', () => {
+    const engines = imports.filter((entry) => /^(oidc-provider|openid-client)$/.test(entry.specifier) && !inFolder('signin')(entry));
+    expect(engines.map(describeImport)).toEqual([]);
+    const outward = imports.filter(
+      (entry) => inFolder('signin')(entry) && (/^(hono|@hono\/|ioredis)/.test(entry.specifier) || entry.folder === 'http' || entry.folder === 'gateway'),
+    );
+    expect(outward.map(describeImport)).toEqual([]);
+  });
 });

@@ -4,12 +4,13 @@
 // Koa application that serves node's request and response itself; every request still gets an id
 // and an access line like any other.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type Provider from 'oidc-provider';
 import { BROKER_CALLBACK_PATH } from '../../config/sign-in.js';
 import type { Logger } from '../../observe/logger.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { INTERACTION_PATH } from '../../signin/authorization-server.js';
 import type { SignIn } from '../../signin/sign-in.js';
+
+type Provider = SignIn['provider'];
 import { SignInRefusedError, TeamProviderError } from '../../signin/team-provider.js';
 import type { RequestRecorder } from '../middleware/observe-requests.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-id.js';
