@@ -20,6 +20,7 @@ export function crossKeyProblems(parts: ConfigParts): PathProblem[] {
     ...credentialsProblems(parts),
     ...endpointsProblems(parts),
     ...endpointAuthProblems(parts),
+    ...signInProblems(parts),
     ...ruleNameProblems(parts),
   ];
 }
@@ -104,6 +105,16 @@ function endpointAuthProblems(parts: ConfigParts): PathProblem[] {
       ? []
       : [{ path: ['endpoints', name, 'requiredScopes'], message: 'needs auth: without it no token is checked, so no scope can be required' }]),
   ]);
+}
+
+// In sign-in mode the public URL's origin is the issuer of the gateway's tokens and the address
+// of its sign-in pages: OAuth 2.1 wants it on HTTPS, and its cookies are Secure.
+function signInProblems(parts: ConfigParts): PathProblem[] {
+  if (!parts.hasSignIn || parts.server.publicUrl === undefined) return [];
+  const url = URL.parse(parts.server.publicUrl);
+  if (url === null || url.protocol === 'https:') return [];
+  if (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return [];
+  return [{ path: ['server', 'publicUrl'], message: 'must be an https URL with auth.signIn (its origin is the issuer of the tokens and the sign-in pages; http only on loopback)' }];
 }
 
 function ruleNameProblems(parts: ConfigParts): PathProblem[] {

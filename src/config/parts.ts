@@ -33,6 +33,8 @@ export interface ConfigParts {
   readonly serverNames: readonly string[];
   readonly servers: Readonly<Record<string, ServerPart>>;
   readonly hasAuth: boolean;
+  /** auth.signIn is written: Switchboard is the authorization server. */
+  readonly hasSignIn: boolean;
   /** Undefined when `sessions` did not parse. */
   readonly sessions: { readonly store: 'memory' | 'redis'; readonly credentialKey: string | undefined } | undefined;
   readonly endpoints: Readonly<Record<string, Partial<EndpointConfig>>>;
@@ -83,6 +85,7 @@ export function partsOf(tree: Record<string, unknown>): ConfigParts {
     serverNames,
     servers,
     hasAuth: tree.auth !== undefined && tree.auth !== null,
+    hasSignIn: isPlainObject(tree.auth) && tree.auth.signIn !== undefined && tree.auth.signIn !== null,
     sessions: sessions.success ? { store: sessions.data.store, credentialKey: sessions.data.credentialKey } : undefined,
     endpoints,
     limitedServers: entries(limits.servers)

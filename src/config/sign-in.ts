@@ -34,6 +34,19 @@ const providerSection = z
       .describe("How long a request to the provider (discovery, the code exchange, userinfo) may take."),
   })
   .strict()
+  .superRefine(({ issuer }, context) => {
+    // Entra ID's multi-tenant aliases publish an issuer with a `{tenantid}` placeholder, which no ID
+    // token matches: sign-in would fail for everyone after the person signed in.
+    const url = URL.parse(issuer);
+    const tenant = url?.hostname === 'login.microsoftonline.com' ? url.pathname.split('/')[1] : undefined;
+    if (tenant !== undefined && ['common', 'organizations', 'consumers'].includes(tenant.toLowerCase())) {
+      context.addIssue({
+        code: 'custom',
+        path: ['issuer'],
+        message: `Entra ID's "${tenant}" endpoint has no single issuer; use your tenant's: https://login.microsoftonline.com/<tenant id>/v2.0`,
+      });
+    }
+  })
   .describe("The team's OpenID Connect provider, where people sign in.");
 
 const claimsSection = z
