@@ -12,7 +12,7 @@ import { RedisKeyValueStore } from '../session/redis-key-value.js';
 import { redisTargetOf } from '../session/redis-target.js';
 import { errorPage } from '../http/sign-in/pages.js';
 import type { ResourceEndpoint } from '../signin/authorization-server.js';
-import { SignIn } from '../signin/sign-in.js';
+import type { SignIn } from '../signin/sign-in.js';
 
 export interface SignInSide {
   readonly signIn: SignIn;
@@ -28,6 +28,8 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
   const registrations = createRegistrationLimiter(config, signInConfig.registration.perMinutePerAddress, logger);
   let signIn: SignIn;
   try {
+    // Loaded only in sign-in mode: a gateway without it never loads the authorization server.
+    const { SignIn } = await import('../signin/sign-in.js');
     signIn = await SignIn.start({
       issuer: new URL(config.server.publicUrl).origin,
       config: signInConfig,

@@ -14,25 +14,8 @@ import { isLoopbackRedirect } from './redirect-uris.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
 import type { People } from './people.js';
 import { storeAdapter } from './provider-adapter.js';
+import { INTERACTION_PATH, ROUTES } from './paths.js';
 
-/** Where oidc-provider's endpoints are, under the issuer (the gateway's public origin). */
-export const ROUTES = {
-  authorization: '/oauth/authorize',
-  token: '/oauth/token',
-  registration: '/oauth/register',
-  revocation: '/oauth/revoke',
-  jwks: '/oauth/jwks',
-  userinfo: '/oauth/userinfo',
-  end_session: '/oauth/logout',
-  introspection: '/oauth/introspect',
-  pushed_authorization_request: '/oauth/par',
-  code_verification: '/oauth/device',
-  device_authorization: '/oauth/device/auth',
-  backchannel_authentication: '/oauth/backchannel',
-  challenge: '/oauth/challenge',
-  credential: '/oauth/credential',
-} as const;
-export const INTERACTION_PATH = '/oauth/interaction';
 
 /** One MCP endpoint as a resource (RFC 8707): the URI clients name, and what its tokens hold. */
 export interface ResourceEndpoint {

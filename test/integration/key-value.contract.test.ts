@@ -11,7 +11,7 @@ const prefix = uniqueKeyPrefix('key-value');
 const stores: KeyValueStore[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((store) => store.close()));
-  await deleteKeysWithPrefix(prefix);
+  await deleteKeysWithPrefix(redisUrl(), prefix);
 });
 
 const twins: [string, () => KeyValueStore][] = [

@@ -7,7 +7,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { BROKER_CALLBACK_PATH } from '../../config/sign-in.js';
 import type { Logger } from '../../observe/logger.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
-import { INTERACTION_PATH } from '../../signin/authorization-server.js';
+import { INTERACTION_PATH } from '../../signin/paths.js';
 import type { SignIn } from '../../signin/sign-in.js';
 
 type Provider = SignIn['provider'];
