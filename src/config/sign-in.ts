@@ -112,7 +112,7 @@ const clientMetadataDocumentsSection = z
 
 const tokensSection = z
   .object({
-    accessTokenSeconds: lenientNumber(z.number().int().min(60).max(86_400)).default(3_600).describe('The life of an access token.'),
+    accessTokenSeconds: lenientNumber(z.number().int().min(5).max(86_400)).default(3_600).describe('The life of an access token (and of an ID token).'),
     refreshTokenDays: lenientNumber(z.number().int().min(1).max(365)).default(30).describe('The life of a refresh token family since sign-in; each refresh rotates the token.'),
     authorizationCodeSeconds: lenientNumber(z.number().int().min(10).max(600)).default(60).describe('The life of an authorization code (single use).'),
   })
