@@ -5,11 +5,14 @@
 // calling tools with the JWT it issues. And the 'entra' profile: no registration (so the SDK client
 // stops there, the issue's starting point), `resource` refused, and a confidential client's code
 // flow with PKCE and nonce whose ID token carries Entra's claims (as openid-client sees it).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
 import { freePort } from '../support/free-port.js';
+import { startHttpsFixture } from '../support/https-fixture.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLoopbackCallback, type LoopbackCallback } from '../support/loopback-callback.js';
 import { startMcpRemote, type McpRemote } from '../support/mcp-remote.js';
@@ -68,13 +71,13 @@ describe.skipIf(skipWithoutChromium())('the sign-in test harness', () => {
       await idp?.stop();
     });
 
-    it('the v2 SDK client registers, signs in in Chromium, and lists and calls a tool', async () => {
+    it.each(['v1', 'v2'] as const)('the %s SDK client registers, signs in in Chromium, and lists and calls a tool', async (generation) => {
       const callback: LoopbackCallback = await startLoopbackCallback();
       const provider = new TestOAuthClientProvider({ redirectUrl: callback.redirectUrl });
       let client: SignedInClient | undefined;
       try {
         client = await connectWithSignIn({
-          generation: 'v2',
+          generation,
           url: gateway.url,
           provider,
           callback,
@@ -116,6 +119,8 @@ describe.skipIf(skipWithoutChromium())('the sign-in test harness', () => {
         await remote.close();
       }
       expect(idp.received.registrations).toContainEqual(expect.objectContaining({ redirect_uris: [remote.callbackUrl] }));
+      const asked = idp.received.authorizationRequests.find((params) => params.redirect_uri === remote.callbackUrl);
+      expect(asked).toMatchObject({ resource: gateway.url, code_challenge_method: 'S256', scope: expect.stringContaining('mcp') });
     }, 90_000);
   });
 
@@ -224,5 +229,27 @@ describe.skipIf(skipWithoutChromium())('the sign-in test harness', () => {
       expect(asked).not.toHaveProperty('resource');
       expect(idp.received.tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', code_verifier: verifier });
     }, 60_000);
+  });
+});
+
+describe('the HTTPS fixture (for client ID metadata documents)', () => {
+  const fetchInChild = (url: string, env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, ['-e', `fetch(${JSON.stringify(url)}).then((r) => r.text()).then(console.log, (e) => console.log('refused', e.cause?.code))`], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+
+  it('serves a document over HTTPS that a process started with NODE_EXTRA_CA_CERTS trusts, and one without does not', async () => {
+    const document = { client_id: 'https://127.0.0.1/client.json', client_name: 'A client', redirect_uris: ['http://127.0.0.1/callback'] };
+    const fixture = await startHttpsFixture({ '/client.json': document });
+    try {
+      const url = fixture.urlFor('/client.json');
+      expect(url.startsWith('https://127.0.0.1:')).toBe(true);
+      expect(JSON.parse((await fetchInChild(url, { NODE_EXTRA_CA_CERTS: fixture.caFile })).stdout)).toEqual(document);
+      expect((await fetchInChild(url, {})).stdout.trim()).toBe('refused DEPTH_ZERO_SELF_SIGNED_CERT');
+      // The refused one never got as far as a request.
+      expect(fixture.requests).toEqual(['/client.json']);
+    } finally {
+      await fixture.stop();
+    }
   });
 });
