@@ -40,7 +40,9 @@ export async function startHttpsFixture(documents: Readonly<Record<string, unkno
   await promisify(execFile)(OPENSSL, [
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
     '-keyout', keyFile, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  ]);
+  ]).catch((error: unknown) => {
+    throw new Error(`the HTTPS fixture needs ${OPENSSL} (apt-get install openssl) to make its certificate`, { cause: error });
+  });
   const [key, ca] = await Promise.all([readFile(keyFile, 'utf8'), readFile(caFile, 'utf8')]);
 
   const served = new Map<string, Served>();
