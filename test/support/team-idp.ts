@@ -20,9 +20,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type KoaContextWithOidc } from 'oidc-provider';
+import Provider, { type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import { handleInteraction } from './team-idp-login.js';
 import { teamIdpStore } from './team-idp-store.js';
+
+/** What a middleware of `provider.use()` is given: Koa's context, with `oidc` once a route has run. */
+type KoaContext = Parameters<Parameters<Provider['use']>[0]>[0] & { oidc?: KoaContextWithOIDC['oidc'] };
 
 export interface TeamIdpAccount {
   readonly sub: string;
@@ -141,7 +144,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
         profile === 'open'
           ? {
               enabled: true,
-              defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
+              defaultResource: async (_ctx: unknown, _client: unknown, oneOf?: readonly string[]) => oneOf,
               useGrantedResource: async () => true,
               getResourceServerInfo: async (_ctx: unknown, resourceIndicator: string) => ({
                 scope: resourceScopes.join(' '),
@@ -153,8 +156,8 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
           : { enabled: false },
     },
     // The person's claims in access tokens, so policy rules on groups work in resource-server mode.
-    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) => {
-      const account = token.accountId === undefined ? undefined : accountFor(token.accountId);
+    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string } | object) => {
+      const account = 'accountId' in token && token.accountId !== undefined ? accountFor(token.accountId) : undefined;
       return account === undefined ? undefined : { email: account.email, name: account.name, groups: [...account.groups] };
     },
     // Set rather than left to oidc-provider's defaults, which log a notice each time they are used.
@@ -162,7 +165,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
   });
 
-  provider.use(async (ctx, next) => {
+  provider.use(async (ctx: KoaContext, next) => {
     if (ctx.path === '/auth' && ctx.method === 'GET') {
       received.authorizationRequests.push(lastValues(ctx.query));
       if (profile === 'entra' && ctx.query.resource !== undefined) {
@@ -216,7 +219,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
   };
 }
 
-function clientMetadata(client: TeamIdpClient): Record<string, unknown> {
+function clientMetadata(client: TeamIdpClient): ClientMetadata {
   return {
     client_id: client.client_id,
     client_secret: client.client_secret,
@@ -226,7 +229,7 @@ function clientMetadata(client: TeamIdpClient): Record<string, unknown> {
   };
 }
 
-async function refuseResource(provider: Provider, ctx: KoaContextWithOidc): Promise<void> {
+async function refuseResource(provider: Provider, ctx: KoaContext): Promise<void> {
   const clientId = headerValue(ctx.query.client_id);
   const redirectUri = headerValue(ctx.query.redirect_uri);
   const client = clientId === undefined ? undefined : await provider.Client.find(clientId).catch(() => undefined);
@@ -247,11 +250,11 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.at(-1) : value;
 }
 
-function lastValues(params: Record<string, string | string[] | undefined>): ReceivedParams {
+function lastValues(params: Readonly<Record<string, unknown>>): ReceivedParams {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(params)) {
-    const last = headerValue(value);
-    if (last !== undefined) out[key] = last;
+    const last = Array.isArray(value) ? (value.at(-1) as unknown) : value;
+    if (typeof last === 'string') out[key] = last;
   }
   return out;
 }
