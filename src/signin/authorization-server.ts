@@ -79,9 +79,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       };
     },
     claims: { openid: ['sub'], email: ['email'], profile: ['name'], groups: ['groups'] },
-    // The OpenID scopes only: the MCP scopes are the resources' (getResourceServerInfo), granted per
-    // endpoint, and a token for one endpoint carries only that endpoint's.
-    scopes: ['openid', 'offline_access', 'email', 'profile', 'groups'],
+    // The MCP scopes are the resources' (getResourceServerInfo: a token for one endpoint carries
+    // only that endpoint's), and listed here too: clients register with the scopes they will ask
+    // for ("mcp offline_access"), and oidc-provider refuses a registration naming a scope it lacks.
+    scopes: [...new Set(['openid', 'offline_access', 'email', 'profile', 'groups', ...options.resources.flatMap((resource) => resource.scopes)])],
     responseTypes: ['code'],
     pkce: { required: () => true },
     features: {
