@@ -7,7 +7,7 @@
 // its key) with a key derived from auth.signIn.secret: whoever reads Redis learns no credential, and
 // whoever writes to it cannot plant one.
 import { createHash } from 'node:crypto';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
 
@@ -19,6 +19,8 @@ const GRANT_BOUND = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken',
  * registers again when told its client_id is unknown, as the MCP clients do).
  */
 const CLIENT_TTL_SECONDS = 180 * 24 * 3600;
+/** How long a consumed marker lives for a record without an expiry of its own. */
+const CONSUMED_MARKER_SECONDS = 3600;
 
 export function storeAdapter(store: KeyValueStore, sealer: TokenSealer): (model: string) => Adapter {
   return (model) => new StoreAdapter(model, store, sealer);
@@ -57,11 +59,21 @@ class StoreAdapter implements Adapter {
     return key === undefined ? undefined : this.#open(key);
   }
 
+  /**
+   * oidc-provider reads a code (or a refresh token being rotated), sees it unconsumed, then consumes
+   * it: two replicas exchanging the same code at once could both pass the read. The marker set only
+   * when absent lets one through; the other is refused as a reuse, and the grant revoked, as
+   * oidc-provider does when it sees a consumed one.
+   */
   async consume(id: string): Promise<void> {
     const key = this.#key(id);
     const payload = await this.#open(key);
     if (payload === undefined) return;
-    const ttl = typeof payload.exp === 'number' ? Math.max(1, payload.exp - Math.floor(Date.now() / 1000)) : undefined;
+    const ttl = typeof payload.exp === 'number' ? Math.max(1, payload.exp - Math.floor(Date.now() / 1000)) : CONSUMED_MARKER_SECONDS;
+    if (!(await this.store.setIfAbsent(`${key}:consumed`, '1', ttl))) {
+      if (typeof payload.grantId === 'string') await this.revokeByGrantId(payload.grantId);
+      throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'grant'} already used`);
+    }
     await this.store.set(key, this.sealer.seal(JSON.stringify({ ...payload, consumed: Math.floor(Date.now() / 1000) }), key), ttl);
   }
 
