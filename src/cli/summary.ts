@@ -12,7 +12,7 @@ export function summariseConfig(config: Config): string {
     servers.length === 0 ? 'no servers' : `${servers.length} server${servers.length === 1 ? '' : 's'}: ${servers.join(', ')}`;
   const endpoints = Object.entries(config.endpoints).map(([name, endpoint]) => `${name} ${endpoint.path}${endpoint.discovery === 'search' ? ' [search]' : ''}`);
   const endpointList = endpoints.length === 0 ? '' : `; endpoints: ${endpoints.join(', ')}`;
-  return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}${endpointList}; sessions: ${config.sessions.store}; auth: ${config.auth === undefined ? 'off' : 'on'}${pinning(config)}`;
+  return `${serverList}; listens on ${config.server.host}:${config.server.port}, path ${config.server.path}${endpointList}; sessions: ${config.sessions.store}; auth: ${authSummary(config)}${pinning(config)}`;
 }
 
 function pinning({ pinning: { mode, lockFile } }: Config): string {
@@ -26,4 +26,11 @@ function pinning({ pinning: { mode, lockFile } }: Config): string {
 function shown(name: string): string {
   const slug = serverSlug(name);
   return slug === name ? name : `${JSON.stringify(name)} (${slug})`;
+}
+
+/** Which of the two auth modes, and whose tokens. */
+function authSummary(config: Config): string {
+  if (config.auth === undefined) return 'off';
+  if (config.auth.signIn) return `sign-in at ${config.auth.signIn.provider.issuer}`;
+  return `tokens from ${config.auth.issuer ?? 'the identity provider'}`;
 }

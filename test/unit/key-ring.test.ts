@@ -2,7 +2,7 @@
 // test moves: one key made for every replica, a new one after the rotation period with the old one
 // still accepted, the old one retired once its tokens have expired, and a ring that does not open
 // with this secret refused loudly.
-import { SignJWT, importJWK, jwtVerify } from 'jose';
+import { SignJWT, importJWK, jwtVerify, type CryptoKey } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenSealer } from '../../src/credentials/token-sealing.js';
 import { MemoryKeyValueStore } from '../../src/session/memory-key-value.js';
