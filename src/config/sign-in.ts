@@ -122,9 +122,10 @@ export const signInSection = z
   .object({
     provider: providerSection,
     claims: claimsSection.default(() => claimsSection.parse({})),
+    // Checked after ${VAR} interpolation only: a file (or Helm values) naming the variable is fine.
     secret: z
       .string()
-      .min(MIN_SECRET_CHARS, `must be at least ${MIN_SECRET_CHARS} characters`)
+      .pipe(z.string().min(MIN_SECRET_CHARS, `must be at least ${MIN_SECRET_CHARS} characters (e.g. \`openssl rand -base64 48\`)`))
       .describe('Signs the sign-in cookies and seals sign-in state; the same on every replica. Generate one with `openssl rand -base64 48`.'),
     scopes: z
       .array(SCOPE)

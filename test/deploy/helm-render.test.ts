@@ -245,6 +245,21 @@ describe('the Helm chart, rendered by helm', () => {
     expect(valueAt(fullCase().values, 'service.type')).toBe('LoadBalancer'); // and the admin Service stays ClusterIP
   });
 
+  it('routes the sign-in endpoints through the Ingress in sign-in mode, and only then', async () => {
+    const pathsOf = (objects: readonly PlainObject[]) =>
+      ofKind(objects, 'Ingress').flatMap((ingress) =>
+        (valueAt(ingress, 'spec.rules') as PlainObject[]).flatMap((rule) => (valueAt(rule, 'http.paths') as PlainObject[]).map((path) => path.path)),
+      );
+    const signIn = {
+      auth: {
+        signIn: { provider: { issuer: 'https://login.example.com', clientId: 'switchboard', clientSecret: '${SIGN_IN_CLIENT_SECRET}' }, secret: '${SIGN_IN_SECRET}' },
+      },
+    };
+    const withSignIn = await render(['--set', 'ingress.enabled=true', '--set-json', `config=${JSON.stringify({ ...(valueAt(defaults(), 'config') as PlainObject), ...signIn })}`]);
+    expect(pathsOf(withSignIn)).toEqual(['/mcp', '/.well-known/oauth-protected-resource', '/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+    expect(pathsOf(await render(['--set', 'ingress.enabled=true']))).toEqual(['/mcp', '/.well-known/oauth-protected-resource']);
+  });
+
   it('lets only networkPolicy.adminFrom reach the admin port through the NetworkPolicy', async () => {
     const full = fullCase();
     const policy = find(full.objects, 'NetworkPolicy', full.fullname);
