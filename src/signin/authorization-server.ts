@@ -10,7 +10,8 @@ import Provider, { errors, type ClientMetadata, type Configuration, type KoaCont
 import type { SignInConfig } from '../config/sign-in.js';
 import type { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
-import { isLoopbackRedirect } from './redirect-uris.js';
+import { metadataDocumentProblem } from './metadata-documents.js';
+import { isLoopbackRedirect, metadataRedirectProblem } from './redirect-uris.js';
 import { SIGNING_ALGORITHM } from './key-ring.js';
 import type { People } from './people.js';
 import { storeAdapter } from './provider-adapter.js';
@@ -144,8 +145,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     routes: ROUTES,
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
-    renderError: async (ctx, out) => {
-      const page = options.errorPage(String(out.error ?? 'error'), String(out.error_description ?? ''));
+    renderError: async (ctx, out, error) => {
+      const description = String(out.error_description ?? '');
+      const reason = metadataDocumentProblem(error);
+      const page = options.errorPage(String(out.error ?? 'error'), reason === undefined ? description : `${description}: ${reason}`);
       ctx.type = 'html';
       ctx.set('Content-Security-Policy', page.csp);
       ctx.set('Cache-Control', 'no-store');
@@ -173,16 +176,11 @@ function preRegistered(client: SignInConfig['clients'][number]): ClientMetadata 
   };
 }
 
-/**
- * A metadata document is trusted for the host it is served from: its redirect URIs must be there
- * too (or on loopback, for native clients). Otherwise any site could publish a document naming a
- * well-known client and a redirect URI of its own.
- */
+/** A metadata document's redirect URIs: https on its own host, or http on loopback (redirect-uris.ts). */
 function assertRedirectsOnClientHost(clientId: string, redirectUris: readonly string[]): void {
-  const host = new URL(clientId).host;
-  const foreign = redirectUris.filter((uri) => !isLoopbackRedirect(uri) && URL.parse(uri)?.host !== host);
-  if (foreign.length > 0) {
-    throw new errors.InvalidClientMetadata(`the client's redirect URIs must be on ${host} (its metadata document's host) or on loopback; ${foreign.join(', ')} is not`);
+  const problems = redirectUris.map((uri) => metadataRedirectProblem(clientId, uri)).filter((problem) => problem !== undefined);
+  if (problems.length > 0) {
+    throw new errors.InvalidClientMetadata(`the client's redirect URIs must be https on ${new URL(clientId).host} (its metadata document's host) or http on loopback: ${problems.join('; ')}`);
   }
 }
 

@@ -21,3 +21,19 @@ export function redirectUriProblem(uri: string, schemes: ReadonlySet<string>): s
   if (schemes.has(url.protocol.slice(0, -1))) return undefined;
   return `${uri} uses the scheme ${url.protocol.slice(0, -1)}, which is not allowed here (https, http on loopback${schemes.size > 0 ? `, ${[...schemes].join(', ')}` : ''})`;
 }
+
+/**
+ * Why a client ID metadata document may not name this redirect URI, or undefined when it may. A
+ * document is trusted for the host it is served from: its redirect URIs must be https there (or http
+ * on loopback, for native clients). Otherwise any site could publish a document naming a well-known
+ * client and a redirect URI of its own, and the codes for it would travel in the clear.
+ */
+export function metadataRedirectProblem(clientId: string, uri: string): string | undefined {
+  const problem = redirectUriProblem(uri, NO_SCHEMES);
+  if (problem !== undefined) return problem;
+  if (isLoopbackRedirect(uri)) return undefined;
+  const host = new URL(clientId).host;
+  return new URL(uri).host === host ? undefined : `${uri} is not on ${host}, the host of its metadata document`;
+}
+
+const NO_SCHEMES: ReadonlySet<string> = new Set();
