@@ -40,7 +40,7 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
   beforeAll(async () => {
     browser = await launchBrowser();
     // Many registrations in this file: the flood has its own gateway below.
-    server = await startSignInGateway({ registration: { perMinutePerAddress: 1_000 } });
+    server = await startSignInGateway({ registration: { perMinutePerAddress: 1_000 }, trustedClients: ['a-trusted-client', 'https://trusted.example/client.json'] });
   }, 60_000);
 
   afterAll(async () => {
@@ -133,6 +133,20 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
     }, TEST_TIMEOUT_MS);
   });
 
+  it('refuses a code exchanged by another client or with another redirect URI, and the code still works for its own', async () => {
+    const { clientId, verifier, exchange } = await freshCode();
+    const other = await registerClient(server.endpoints.registration, callback.redirectUrl);
+    const byOther = await tokenRequest(server.endpoints.token, { ...exchange, client_id: other, code_verifier: verifier });
+    expect(byOther).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+    const elsewhere = await tokenRequest(server.endpoints.token, { ...exchange, redirect_uri: callback.redirectUrl.replace('/callback', '/other'), code_verifier: verifier });
+    expect(elsewhere).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+    expect(signInAuditLines(server.gateway, 'token-refused').filter((line) => line.clientId === clientId).map((line) => line.reason)).toEqual([
+      'invalid_grant: authorization code redirect_uri mismatch',
+    ]);
+    const right = await tokenRequest(server.endpoints.token, { ...exchange, code_verifier: verifier });
+    expect(right.status).toBe(200);
+  }, TEST_TIMEOUT_MS);
+
   it("refuses a code used twice, and revokes the grant's refresh token (its JWT access token lives until it expires)", async () => {
     const { clientId, verifier, exchange } = await freshCode();
     const first = await tokenRequest(server.endpoints.token, { ...exchange, code_verifier: verifier });
@@ -168,6 +182,19 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
         expect(answer.body).toContain('<code>invalid_redirect_uri</code>');
       }
       await expectNothingAtCallback();
+    }, TEST_TIMEOUT_MS);
+
+    it('takes another port on loopback (RFC 8252), but not another loopback name', async () => {
+      const clientId = await registerClient(server.endpoints.registration, callback.redirectUrl);
+      const port = new URL(callback.redirectUrl).port;
+      const base = { client_id: clientId, code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: server.resource };
+      const otherPort = await authorizeRaw({ ...base, redirect_uri: 'http://127.0.0.1:1/callback' });
+      expect(otherPort.status).toBe(303);
+      expect(otherPort.location).toMatch(/^\/oauth\/interaction\//);
+      for (const redirectUri of [`http://localhost:${port}/callback`, `http://[::1]:${port}/callback`]) {
+        const answer = await authorizeRaw({ ...base, redirect_uri: redirectUri });
+        expect({ redirectUri, status: answer.status, location: answer.location }).toEqual({ redirectUri, status: 400, location: null });
+      }
     }, TEST_TIMEOUT_MS);
 
     it('never redirects to another host (an open-redirect attempt): an error page, whatever the client', async () => {
@@ -281,6 +308,16 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
       expect(signInAuditLines(server.gateway, 'client-registered')).toContainEqual(expect.objectContaining({ clientId: body.client_id, client: '127.0.0.1' }));
     });
 
+    it('ignores a client_id or client_secret the registration names: no one registers as a trusted or configured client', async () => {
+      for (const chosen of ['a-trusted-client', 'https://trusted.example/client.json']) {
+        const { status, body } = await register(server.endpoints.registration, { redirect_uris: [callback.redirectUrl], client_id: chosen, client_secret: 'chosen-secret' });
+        expect(status).toBe(201);
+        expect(body.client_id).not.toBe(chosen);
+        expect(body).not.toHaveProperty('client_secret');
+        expect(body.token_endpoint_auth_method).toBe('none');
+      }
+    });
+
     it('refuses an oversized body (413), malformed JSON, a confidential client and an http redirect off loopback (400), registering nothing', async () => {
       const before = registered();
       const oversized = await fetch(server.endpoints.registration, {
@@ -389,6 +426,17 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
       const returned = callback.next();
       await page.getByRole('button', { name: 'Allow', exact: true }).click();
       expect((await returned).get('code')).toEqual(expect.any(String));
+    }, TEST_TIMEOUT_MS);
+
+    it("shows a client's registered name as text, never as markup", async () => {
+      const name = '<img src=x onerror=alert(1)>Evil & "Co"';
+      const clientId = await registerClient(server.endpoints.registration, callback.redirectUrl, name);
+      await openConsentPage(
+        page,
+        authorizationUrl(server.endpoints.authorization, { client_id: clientId, redirect_uri: callback.redirectUrl, code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: server.resource }),
+      );
+      expect(await page.locator('h1').innerText()).toBe(`Allow ${name} to use the MCP gateway as you?`);
+      expect(await page.locator('img').count()).toBe(0);
     }, TEST_TIMEOUT_MS);
 
     it('refuses a consent form sent again after the authorization finished, and one for an interaction that does not exist', async () => {
