@@ -332,8 +332,10 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
       expect(malformed.status).toBe(400);
       expect(await malformed.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'the registration is not valid JSON' });
 
-      for (const method of ['client_secret_basic', 'client_secret_post', 'private_key_jwt']) {
-        const confidential = await register(server.endpoints.registration, { redirect_uris: [callback.redirectUrl], token_endpoint_auth_method: method });
+      // oidc-provider routes /oauth/Register/ to registration as well: the same guard holds there.
+      const paths = ['/oauth/register', '/oauth/register/', '/oauth/REGISTER', '/oauth/Register/'];
+      for (const [index, method] of ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'client_secret_jwt'].entries()) {
+        const confidential = await register(`${server.origin}${paths[index]}`, { redirect_uris: [callback.redirectUrl], token_endpoint_auth_method: method });
         expect(confidential.status).toBe(400);
         expect(confidential.body).toEqual({
           error: 'invalid_client_metadata',
@@ -341,12 +343,14 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
         });
       }
 
-      const offLoopback = await register(server.endpoints.registration, { redirect_uris: [callback.redirectUrl, 'http://evil.example/callback'] });
-      expect(offLoopback.status).toBe(400);
-      expect(offLoopback.body).toEqual({
-        error: 'invalid_redirect_uri',
-        error_description: 'http://evil.example/callback uses http on a host that is not loopback (127.0.0.1, [::1] or localhost)',
-      });
+      for (const path of paths) {
+        const offLoopback = await register(`${server.origin}${path}`, { redirect_uris: [callback.redirectUrl, 'http://evil.example/callback'] });
+        expect({ path, status: offLoopback.status }).toEqual({ path, status: 400 });
+        expect(offLoopback.body).toEqual({
+          error: 'invalid_redirect_uri',
+          error_description: 'http://evil.example/callback uses http on a host that is not loopback (127.0.0.1, [::1] or localhost)',
+        });
+      }
       expect(registered()).toBe(before);
     });
   });
@@ -354,11 +358,12 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
   it('limits registrations per address: 429 with Retry-After past perMinutePerAddress', async () => {
     const limited = await startSignInGateway({ registration: { perMinutePerAddress: 3 } });
     try {
+      // Every spelling oidc-provider routes to registration counts against the same limit.
       const answers = [];
-      for (let attempt = 0; attempt < 4; attempt += 1) {
-        answers.push(await register(limited.endpoints.registration, { redirect_uris: [callback.redirectUrl], token_endpoint_auth_method: 'none' }));
+      for (const path of ['/oauth/register', '/oauth/register/', '/oauth/Register', '/oauth/REGISTER/', '/oauth/register']) {
+        answers.push(await register(`${limited.origin}${path}`, { redirect_uris: [callback.redirectUrl], token_endpoint_auth_method: 'none' }));
       }
-      expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429]);
+      expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429, 429]);
       const refused = answers[3]!;
       expect(refused.body.error).toBe('too_many_requests');
       expect(String(refused.body.error_description)).toMatch(/^too many registrations from this address; try again in \d+ s$/);

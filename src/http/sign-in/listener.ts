@@ -7,7 +7,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { BROKER_CALLBACK_PATH } from '../../config/sign-in.js';
 import type { Logger } from '../../observe/logger.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
-import { INTERACTION_PATH } from '../../signin/paths.js';
+import { INTERACTION_PATH, ROUTES } from '../../signin/paths.js';
 import type { SignIn } from '../../signin/sign-in.js';
 
 type Provider = SignIn['provider'];
@@ -78,7 +78,7 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
     if (path === BROKER_CALLBACK_PATH && request.method === 'GET') return callback(request, response);
     const interaction = INTERACTION.exec(path);
     if (interaction) return interactionStep(request, response, provider, interaction[1]!, interaction[2] !== undefined);
-    if (path === '/oauth/register' && request.method === 'POST') {
+    if (isRegistrationPath(path) && request.method === 'POST') {
       const refusal = await guardRegistration(request, response, { limits: signIn.registrationLimits, limiter: options.registrations });
       if (refusal) return;
     }
@@ -153,6 +153,15 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
     signIn.declined(consent);
     return provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'the person declined to allow this client' }, { mergeWithLastSubmission: false });
   }
+}
+
+/**
+ * Whether oidc-provider would route this path to registration: its router ignores case and one
+ * trailing slash, so `/oauth/Register/` registers too, and must not get past the guard.
+ */
+export function isRegistrationPath(path: string): boolean {
+  const routed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return routed.toLowerCase() === ROUTES.registration;
 }
 
 function sendPage(response: ServerResponse, status: number, page: RenderedPage): void {
