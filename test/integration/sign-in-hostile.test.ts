@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { launchBrowser, skipWithoutChromium } from '../support/browser.js';
 import { startLoopbackCallback, type LoopbackCallback } from '../support/loopback-callback.js';
 import {
+  ADA_CREDENTIALS,
   authorizationUrl,
   authorizeInBrowser,
   mcpStatusWith,
@@ -272,6 +273,42 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
 
     await expectNothingAtCallback();
     expect(signInAuditLines(server.gateway, 'signed-in')).toHaveLength(signedIn);
+    expect(signInAuditLines(server.gateway, 'token-issued').filter((line) => line.clientId === clientId)).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it("gives nothing to another browser that opens the provider's answer first (a leaked callback URL)", async () => {
+    const clientId = await registerClient(server.endpoints.registration, callback.redirectUrl);
+    const { challenge } = pkce();
+    // The person signs in at the provider, but the browser never delivers the provider's answer: the
+    // login form is sent from the browser's cookie jar without following redirects, and the answer
+    // (the redirect to /oauth/callback) is opened in another browser instead.
+    await page.goto(
+      authorizationUrl(server.endpoints.authorization, { client_id: clientId, redirect_uri: callback.redirectUrl, code_challenge: challenge, code_challenge_method: 'S256', resource: server.resource }).href,
+    );
+    const action = new URL((await page.locator('form').getAttribute('action')) ?? '', page.url()).href;
+    let next = await context.request.post(action, { form: { username: ADA_CREDENTIALS.username, password: ADA_CREDENTIALS.password }, maxRedirects: 0 });
+    let leaked: string | undefined;
+    for (let hop = 0; hop < 5 && leaked === undefined; hop += 1) {
+      const location = new URL(next.headers().location ?? '', next.url()).href;
+      if (location.startsWith(`${server.origin}/oauth/callback?`)) leaked = location;
+      else next = await context.request.get(location, { maxRedirects: 0 });
+    }
+    expect(leaked).toBeDefined();
+
+    const elsewhere = await browser.newContext();
+    try {
+      const other = await elsewhere.newPage();
+      const answer = await other.goto(leaked!);
+      // It signs the person in to the authorization it was for, but that authorization goes on only
+      // in the browser that started it (oidc-provider's interaction cookie): here, an error page.
+      expect(answer?.status()).toBe(400);
+      expect(await other.getByRole('heading', { name: 'Sign-in failed' }).isVisible()).toBe(true);
+      expect(other.url().startsWith(`${server.origin}/oauth/authorize/`)).toBe(true);
+      expect(await other.locator('main').innerText()).toContain('authorization request has expired');
+    } finally {
+      await elsewhere.close();
+    }
+    await expectNothingAtCallback();
     expect(signInAuditLines(server.gateway, 'token-issued').filter((line) => line.clientId === clientId)).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
