@@ -15,7 +15,7 @@ import { startLoopbackCallback, type LoopbackCallback } from '../support/loopbac
 import { startMcpRemote } from '../support/mcp-remote.js';
 import { scrapeMetrics } from '../support/metrics-scrape.js';
 import { TestOAuthClientProvider } from '../support/oauth-client-provider.js';
-import { connectWithSignIn, type SignedInClient } from '../support/sdk-sign-in.js';
+import { AuthorizationRedirectError, connectWithSignIn, type SignedInClient } from '../support/sdk-sign-in.js';
 import { jwtClaims, personSignsIn, type PersonSignInOptions, type PersonVisit } from '../support/sign-in-person.js';
 import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
 import { everythingStdio } from '../support/upstreams.js';
@@ -367,11 +367,25 @@ describe.skipIf(skipWithoutChromium())('sign-in mode with real clients, the team
       expect(bob.visit.consentPagesShown).toBe(1);
     }, 120_000);
 
+    it('a person who denies sends the client back with access_denied, and nothing is remembered', async () => {
+      const { gateway } = signInGateway;
+      const app = await clientApp();
+      const refused = await signInWithSdk(gateway, app, { generation: 'v2', account: ADA, consent: 'deny' }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(AuthorizationRedirectError);
+      expect((refused as AuthorizationRedirectError).params.get('error')).toBe('access_denied');
+      expect(app.provider.currentTokens).toBeUndefined();
+      expect(auditSteps(gateway, 'consent-denied')).toContainEqual(expect.objectContaining({ sub: ADA.oid, clientId: app.provider.clientId }));
+      // Asked again next time.
+      const again = await signInWithSdk(gateway, app, { generation: 'v2', account: ADA, consent: 'allow' });
+      await again.client.close();
+      expect(again.visit.consentPagesShown).toBe(1);
+    }, 90_000);
+
     it('a trusted pre-registered client gets no consent page at all', async () => {
       const { gateway } = signInGateway;
       const app = await clientApp();
       // Configured, not registered: the client already knows its ID.
-      app.provider.saveClientInformation({ client_id: 'trusted-cli' });
+      app.provider.saveClientInformation({ client_id: 'trusted-cli', issuer: new URL(gateway.url).origin });
       const registeredBefore = auditSteps(gateway, 'client-registered').length;
       const { client, visit } = await signInWithSdk(gateway, app, { generation: 'v2', account: BOB, consent: 'none' });
       try {
