@@ -14,17 +14,10 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLoopbackCallback, type LoopbackCallback } from '../support/loopback-callback.js';
 import { deleteKeysWithPrefix, redisUrl, uniqueKeyPrefix } from '../support/redis.js';
 import { jwtClaims, personSignsIn } from '../support/sign-in-person.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { ADA } from '../support/sign-in-team.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { everythingStdio } from '../support/upstreams.js';
 
-const ADA: TeamIdpAccount = {
-  sub: 'ada-sub',
-  oid: '00000000-0000-0000-0000-00000000ada0',
-  email: 'ada@example.com',
-  name: 'Ada Lovelace',
-  groups: ['eng'],
-  password: 'correct horse battery staple',
-};
 const IDP_CLIENT = { id: 'switchboard', secret: 'switchboard-secret-at-the-provider-0123456789' };
 
 interface TokenAnswer {
