@@ -3,7 +3,8 @@
 // by hand so that each goes where the test says: discovery, registration and the person's sign-in
 // and consent (Chromium, the team's provider configured like Entra ID) on A; the code exchange and
 // the refresh on B; the token A's keys signed accepted for MCP on B; a refresh token reused on A
-// after B rotated it revokes the family on both. The replicas started together share one signing key.
+// after B rotated it revokes the family on both; and an authorization request answered by B whose
+// code A exchanges. The replicas, started together, share one signing key.
 import { createHash, randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
@@ -103,7 +104,12 @@ describe.skipIf(skipWithoutChromium())('sign-in mode on two replicas sharing Red
     expect(metadataB).toMatchObject({ issuer: new URL(publicUrl).origin, token_endpoint: `${new URL(publicUrl).origin}/oauth/token` });
   });
 
-  it('authorizes on one replica; the code is exchanged, the token used and refreshed on the other', async () => {
+  /**
+   * A client's steps up to the code: discovery and registration on A, as the client finds them
+   * from the public URL; the authorization request sent to `authorizeAt`; the person's sign-in and
+   * consent in the browser, on the issuer's origin (A's).
+   */
+  async function authorizationCode(authorizeAt: TestGateway): Promise<{ clientId: string; code: string; verifier: string }> {
     // Discovery and registration on A, as the client finds it from the public URL.
     const resource = await getJson(`${origin(a)}/.well-known/oauth-protected-resource/mcp`);
     expect(resource).toMatchObject({ resource: publicUrl, authorization_servers: [origin(a)] });
@@ -122,11 +128,12 @@ describe.skipIf(skipWithoutChromium())('sign-in mode on two replicas sharing Red
     expect(registered.status).toBe(201);
     const clientId = String(((await registered.json()) as { client_id: string }).client_id);
 
-    // The person signs in and consents, all on A.
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
     const authorize = new URL(String(server.authorization_endpoint));
     expect(authorize.origin).toBe(origin(a));
+    // Another replica behind the same name: only the port differs (cookies are per host, not port).
+    authorize.port = new URL(authorizeAt.url).port;
     for (const [key, value] of Object.entries({
       response_type: 'code',
       client_id: clientId,
@@ -142,7 +149,12 @@ describe.skipIf(skipWithoutChromium())('sign-in mode on two replicas sharing Red
     const params = await returned;
     expect(params.get('state')).toBe(state);
     expect(params.get('iss')).toBe(origin(a));
-    const code = params.get('code') ?? '';
+    return { clientId, code: params.get('code') ?? '', verifier };
+
+  }
+
+  it('authorizes on one replica; the code is exchanged, the token used and refreshed on the other', async () => {
+    const { clientId, code, verifier } = await authorizationCode(a);
 
     // The code exchanged on B.
     const exchanged = await token(b, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: callback.redirectUrl, client_id: clientId, resource: publicUrl });
@@ -169,5 +181,12 @@ describe.skipIf(skipWithoutChromium())('sign-in mode on two replicas sharing Red
     expect(a.logs).toContainEqual(expect.objectContaining({ audit: true, step: 'refresh-token-reused', clientId }));
     const afterReuse = await token(b, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token ?? '', client_id: clientId });
     expect(afterReuse.body.error).toBe('invalid_grant');
+  }, 90_000);
+
+  it('takes the authorization request on one replica and the code on the other', async () => {
+    const { clientId, code, verifier } = await authorizationCode(b);
+    const exchanged = await token(a, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: callback.redirectUrl, client_id: clientId, resource: publicUrl });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    expect(await echoOn(b, exchanged.body.access_token ?? '', 'authorized on B')).toContain('authorized on B');
   }, 90_000);
 });
