@@ -53,6 +53,8 @@ export interface ConsentRequest {
   readonly scopes: ScopesByResource;
   /** Scopes asked for that this person may not be granted (scopeGrants). */
   readonly withheld: readonly string[];
+  /** The same, by resource: the grant records them as refused, or the authorization would ask again. */
+  readonly withheldByResource: ScopesByResource;
   /** Trusted client, or everything asked was allowed before: no page. */
   readonly automatic: boolean;
   /** Where the browser goes after the decision (the consent page's CSP allows its origin). */
@@ -170,10 +172,12 @@ export class SignIn {
     const details = interaction.prompt.details;
     const grants = this.#options.config.scopeGrants;
     const asked: Record<string, string[]> = {};
-    const withheld = new Set<string>();
+    const withheld: Record<string, string[]> = {};
     const keep = (resource: string, scopes: readonly string[]) => {
-      const permitted = scopes.filter((scope) => mayBeGranted(scope, person, grants) || (withheld.add(scope), false));
+      const permitted = scopes.filter((scope) => mayBeGranted(scope, person, grants));
+      const refused = scopes.filter((scope) => !permitted.includes(scope));
       if (permitted.length > 0) asked[resource] = [...new Set([...(asked[resource] ?? []), ...permitted])];
+      if (refused.length > 0) withheld[resource] = [...new Set([...(withheld[resource] ?? []), ...refused])];
     };
     keep('', (details.missingOIDCScope as string[] | undefined) ?? []);
     for (const [resource, scopes] of Object.entries((details.missingResourceScopes as Record<string, string[]> | undefined) ?? {})) keep(resource, scopes);
@@ -187,7 +191,8 @@ export class SignIn {
       verifiedByDocument: fromDocument,
       person,
       scopes: asked,
-      withheld: [...withheld],
+      withheld: [...new Set(Object.values(withheld).flat())],
+      withheldByResource: withheld,
       automatic: trusted || (await this.#consents.covers(sub, clientId, asked)),
       redirectUri,
     };
@@ -200,6 +205,12 @@ export class SignIn {
     for (const [resource, scopes] of Object.entries(request.scopes)) {
       if (resource === '') grant.addOIDCScope(scopes.join(' '));
       else grant.addResourceScope(resource, scopes.join(' '));
+    }
+    // Recorded as refused: oidc-provider asks for consent again while a scope asked for is neither
+    // granted nor refused, and the next consent step would withhold it again (a redirect loop).
+    for (const [resource, scopes] of Object.entries(request.withheldByResource)) {
+      if (resource === '') grant.rejectOIDCScope(scopes.join(' '));
+      else grant.rejectResourceScope(resource, scopes.join(' '));
     }
     const claims = (interaction.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
     if (claims.length > 0) grant.addOIDCClaims(claims);

@@ -21,10 +21,14 @@ export interface SignInClientOptions {
   readonly callback: LoopbackCallback;
   /** The person's part, given the authorization URL: drive the browser until it is sent back. */
   readonly signIn: (authorizationUrl: URL) => Promise<void>;
+  /** v2 only: pin the client to this revision (a 2026 client) rather than a 2025 session. */
+  readonly revision?: '2026-07-28';
 }
 
 export interface SignedInClient {
   readonly generation: SdkGeneration;
+  /** The MCP session's id (2025 sessions), as the transport holds it now. */
+  readonly sessionId: string | undefined;
   listToolNames(): Promise<string[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<{ content?: unknown; isError?: boolean }>;
   close(): Promise<void>;
@@ -60,15 +64,19 @@ interface Connection {
   finishAuth(params: URLSearchParams): Promise<void>;
 }
 
-function connection({ generation, url, provider }: SignInClientOptions): Connection {
+function connection({ generation, url, provider, revision }: SignInClientOptions): Connection {
+  if (revision !== undefined && generation !== 'v2') throw new Error(`connectWithSignIn: only the v2 client speaks ${revision}`);
   if (generation === 'v2') {
     const transport = new HttpTransportV2(new URL(url), { authProvider: provider });
-    const client = new ClientV2(CLIENT_INFO);
+    const client = new ClientV2(CLIENT_INFO, revision === undefined ? undefined : { versionNegotiation: { mode: { pin: revision } } });
     return {
       connect: async () => {
         await client.connect(transport);
         return {
           generation,
+          get sessionId() {
+            return transport.sessionId;
+          },
           listToolNames: async () => (await client.listTools()).tools.map((tool) => tool.name),
           callTool: (name, args) => client.callTool({ name, arguments: args }),
           close: async () => {
@@ -88,6 +96,9 @@ function connection({ generation, url, provider }: SignInClientOptions): Connect
       await client.connect(transport);
       return {
         generation,
+        get sessionId() {
+          return transport.sessionId;
+        },
         listToolNames: async () => (await client.listTools()).tools.map((tool) => tool.name),
         callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { content?: unknown; isError?: boolean },
         close: async () => {
