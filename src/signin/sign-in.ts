@@ -9,7 +9,7 @@ import type { JWTVerifyGetKey } from 'jose';
 import { BROKER_CALLBACK_PATH, type SignInConfig } from '../config/sign-in.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
-import { createAuthorizationServer, type ResourceEndpoint } from './authorization-server.js';
+import { createAuthorizationServer, type BuiltInClient, type ResourceEndpoint } from './authorization-server.js';
 import { Consents, mayBeGranted, type ScopesByResource } from './consents.js';
 import { KeyRing } from './key-ring.js';
 import { metadataDocumentFetch, metadataHostAllowed } from './metadata-documents.js';
@@ -25,6 +25,8 @@ export interface SignInOptions {
   readonly config: SignInConfig;
   readonly resources: readonly ResourceEndpoint[];
   readonly store: KeyValueStore;
+  /** The gateway's own clients (the status page): pre-registered and trusted (no consent page). */
+  readonly builtInClients?: readonly BuiltInClient[];
   readonly errorPage: (error: string, description: string) => { readonly html: string; readonly csp: string };
   readonly audit: (event: SignInAuditEvent) => void;
   /** Told when building the authorization server with new keys fails (the old one keeps serving). */
@@ -53,6 +55,8 @@ export interface ConsentRequest {
   readonly scopes: ScopesByResource;
   /** Scopes asked for that this person may not be granted (scopeGrants). */
   readonly withheld: readonly string[];
+  /** The same, by resource: the grant records them as rejected, so they are not asked for again. */
+  readonly withheldByResource: ScopesByResource;
   /** Trusted client, or everything asked was allowed before: no page. */
   readonly automatic: boolean;
   /** Where the browser goes after the decision (the consent page's CSP allows its origin). */
@@ -171,13 +175,17 @@ export class SignIn {
     const grants = this.#options.config.scopeGrants;
     const asked: Record<string, string[]> = {};
     const withheld = new Set<string>();
+    const withheldByResource: Record<string, string[]> = {};
     const keep = (resource: string, scopes: readonly string[]) => {
-      const permitted = scopes.filter((scope) => mayBeGranted(scope, person, grants) || (withheld.add(scope), false));
+      const permitted = scopes.filter((scope) => mayBeGranted(scope, person, grants));
+      const refused = scopes.filter((scope) => !permitted.includes(scope));
       if (permitted.length > 0) asked[resource] = [...new Set([...(asked[resource] ?? []), ...permitted])];
+      if (refused.length > 0) withheldByResource[resource] = [...new Set([...(withheldByResource[resource] ?? []), ...refused])];
+      for (const scope of refused) withheld.add(scope);
     };
     keep('', (details.missingOIDCScope as string[] | undefined) ?? []);
     for (const [resource, scopes] of Object.entries((details.missingResourceScopes as Record<string, string[]> | undefined) ?? {})) keep(resource, scopes);
-    const trusted = this.#options.config.trustedClients.includes(clientId);
+    const trusted = this.#options.config.trustedClients.includes(clientId) || (this.#options.builtInClients ?? []).some((builtIn) => builtIn.clientId === clientId);
     const redirectUri = String(interaction.params.redirect_uri ?? '');
     const fromDocument = (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true;
     return {
@@ -188,6 +196,7 @@ export class SignIn {
       person,
       scopes: asked,
       withheld: [...withheld],
+      withheldByResource,
       automatic: trusted || (await this.#consents.covers(sub, clientId, asked)),
       redirectUri,
     };
@@ -200,6 +209,12 @@ export class SignIn {
     for (const [resource, scopes] of Object.entries(request.scopes)) {
       if (resource === '') grant.addOIDCScope(scopes.join(' '));
       else grant.addResourceScope(resource, scopes.join(' '));
+    }
+    // Withheld scopes are rejected in the grant: otherwise the authorization server finds them still
+    // missing and asks for consent again, in a loop, for a person who may not have them.
+    for (const [resource, scopes] of Object.entries(request.withheldByResource)) {
+      if (resource === '') grant.rejectOIDCScope(scopes.join(' '));
+      else grant.rejectResourceScope(resource, scopes.join(' '));
     }
     const claims = (interaction.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
     if (claims.length > 0) grant.addOIDCClaims(claims);
@@ -245,6 +260,7 @@ export class SignIn {
       fetch: metadataDocumentFetch(config.clientMetadataDocuments) as NonNullable<Configuration['fetch']>,
       allowMetadataHost: (host) => metadataHostAllowed(host, config.clientMetadataDocuments),
       errorPage: this.#options.errorPage,
+      ...(this.#options.builtInClients && { builtInClients: this.#options.builtInClients }),
     });
     signInAuditEvents(provider, this.#options.audit);
     provider.on('server_error', (_ctx: KoaContextWithOIDC, error: unknown) => this.#options.onError(error, 'the authorization server failed a request'));
