@@ -13,6 +13,7 @@ import { redisTargetOf } from '../session/redis-target.js';
 import { errorPage } from '../http/sign-in/pages.js';
 import type { ResourceEndpoint } from '../signin/authorization-server.js';
 import type { SignIn } from '../signin/sign-in.js';
+import { statusPageClient } from '../http/admin/status-client.js';
 
 export interface SignInSide {
   readonly signIn: SignIn;
@@ -36,6 +37,8 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
       resources: resourcesOf(config),
       store,
       errorPage,
+      // The status page signs people in as a client of this authorization server (http/admin/).
+      builtInClients: config.admin.enabled ? [statusPageClient(config)] : [],
       audit: auditSignIn(logger),
       onError: (error, message) => logger.error({ err: error }, message),
     });
