@@ -60,7 +60,7 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
         logger,
         access: http.access,
         mcpApp: http.listeners.app,
-        ...(http.signIn && { signInIssuer: http.signIn.signIn.issuer }),
+        ...(http.signIn?.statusPage && { statusPage: http.signIn.statusPage }),
       }) : undefined;
 
   let server: Server;

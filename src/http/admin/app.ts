@@ -34,7 +34,7 @@ export interface AdminAppOptions {
 }
 
 /** Sign-in mode: people sign in to the status page in their browser (browser-sign-in.ts). */
-export type AdminSignInOptions = Omit<BrowserSignInOptions, 'sealer' | 'verifier' | 'scope' | 'onAction'> & {
+export type AdminSignInOptions = Pick<BrowserSignInOptions, 'oauth' | 'pageOrigin'> & {
   /** auth.signIn.secret: the session cookie's key is derived from it. */
   readonly secret: string;
 };
@@ -62,7 +62,9 @@ export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminApp
     const { signIn, ...bearer } = auth;
     const sessions = signIn && new SessionSealer(signIn.secret);
     // Before the auth check: these are how a person without a session gets one.
-    if (signIn && sessions) browserSignIn(app, { ...signIn, sealer: sessions, verifier: auth.verifier, scope: auth.scope, onAction: (event) => audit.action(event) });
+    if (signIn && sessions) {
+      browserSignIn(app, { oauth: signIn.oauth, pageOrigin: signIn.pageOrigin, sealer: sessions, verifier: auth.verifier, scope: auth.scope, onAction: (event) => audit.action(event) });
+    }
     app.use('*', adminAuth({ ...bearer, ...(sessions && { sessions }), onRefused: (event) => audit.refusal(event) }));
   }
 

@@ -1,66 +1,45 @@
 // Signing a person in to the status page (sign-in mode): authorization code with PKCE (S256) and
-// state at the gateway's own authorization server, as the built-in client status-client.ts names.
-// The browser goes to the authorization server's public URL; the code is exchanged from here at the
-// gateway's own local address (a pod may not reach its public URL), and the access token is checked
-// with the same verifier as bearer tokens before the session cookie is set. Routes: GET /signin,
-// GET /signin/callback, POST /signout, GET /signed-out.
+// state at the gateway's own authorization server, as the built-in client status-client.ts names
+// (the OAuth part is signin/status-page-client.ts; this file is its HTTP side). The code is
+// exchanged at the gateway's local address, and the access token is checked with the same verifier
+// as bearer tokens before the session cookie is set. Routes: GET /signin, GET /signin/callback,
+// POST /signout, GET /signed-out.
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import * as oauth from 'openid-client';
 import type { TokenVerifier } from '../../auth/token-verifier.js';
 import { TokenRejectedError } from '../../auth/token-verifier.js';
 import type { AdminActionEvent } from '../../observe/audit.js';
-import { ROUTES } from '../../signin/authorization-server.js';
 import { clientAddress } from '../client-address.js';
 import { isLoopbackHost } from '../origin-patterns.js';
 import type { AdminEnv } from './admin-env.js';
 import { MAX_SESSION_SECONDS, PENDING_SECONDS, type SessionSealer } from './session-cookie.js';
 import { signInErrorPage, signedOutPage } from './sign-in-pages.js';
-import { CALLBACK_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH, STATUS_CLIENT_ID } from './status-client.js';
+import { CALLBACK_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH } from './status-client.js';
 
 /** `__Host-`: Secure, Path=/, no Domain, so no other host (a sibling subdomain) can set or shadow it. */
 export const SESSION_COOKIE = '__Host-switchboard-admin';
 const PENDING_COOKIE = '__Host-switchboard-signin';
-const TOKEN_TIMEOUT_MS = 10_000;
 /** The loopback names the built-in client's redirect URIs are registered with. */
 const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/** The status page's OAuth client (signin/status-page-client.ts, loaded only in sign-in mode). */
+export interface StatusPageOAuth {
+  begin(redirectUri: string): Promise<{ readonly url: string; readonly state: string; readonly verifier: string }>;
+  finish(callback: URL, pending: { readonly state: string; readonly verifier: string }): Promise<{ readonly accessToken: string } | { readonly refused: string }>;
+}
+
 export interface BrowserSignInOptions {
+  readonly oauth: StatusPageOAuth;
   readonly sealer: SessionSealer;
   readonly verifier: TokenVerifier;
-  /** The gateway's issuer (its public origin), where the browser is sent to sign in. */
-  readonly issuer: string;
-  /** The resource the token is asked for: server.publicUrl, the audience the verifier expects. */
-  readonly resource: string;
   readonly scope: string;
   /** The origin the page is opened at when the config fixes one (onServerPort, admin.publicUrl); else any loopback origin. */
   readonly pageOrigin: string | undefined;
-  /** Where the gateway's MCP listener is bound (http://127.0.0.1:port): the code is exchanged there. Undefined until it listens. */
-  readonly localOrigin: () => string | undefined;
   readonly onAction: (event: AdminActionEvent) => void;
 }
 
 export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions): void {
-  const { sealer, verifier, issuer, resource, scope } = options;
-  const client = new oauth.Configuration(
-    { issuer, authorization_endpoint: `${issuer}${ROUTES.authorization}`, token_endpoint: `${issuer}${ROUTES.token}` },
-    STATUS_CLIENT_ID,
-    { token_endpoint_auth_method: 'none' },
-    oauth.None(),
-  );
-  // The token request goes to the MCP listener's own address, never out through the ingress.
-  client[oauth.customFetch] = (url, init) => {
-    const local = options.localOrigin();
-    const target = new URL(url);
-    if (local !== undefined && target.origin === new URL(issuer).origin) {
-      const rewritten = new URL(`${target.pathname}${target.search}`, local);
-      return fetch(rewritten, { ...init, signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) } as RequestInit);
-    }
-    return fetch(url, { ...init, signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) } as RequestInit);
-  };
-  // The local address is plain http (the gateway serves no TLS itself; an ingress does).
-  oauth.allowInsecureRequests(client);
-
+  const { oauth, sealer, verifier, scope } = options;
   const audit = (c: Context<AdminEnv>, event: Pick<AdminActionEvent, 'action' | 'outcome'> & Partial<AdminActionEvent>) => {
     try {
       options.onAction({ ...event, client: clientAddress(c), requestId: c.get('requestId'), durationMs: 0 });
@@ -77,23 +56,13 @@ export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions
     if (!secureContext(origin)) {
       return page(c, 400, signInErrorPage('Sign-in needs https', `The session cookie is Secure, which a browser keeps only on https or loopback; ${origin} is neither. Serve the status page over https.`));
     }
-    const verifierCode = oauth.randomPKCECodeVerifier();
-    const state = oauth.randomState();
     const redirectUri = `${origin}${CALLBACK_PATH}`;
-    const url = oauth.buildAuthorizationUrl(client, {
-      redirect_uri: redirectUri,
-      // The OpenID scopes too: a person who may not have the admin scope is still told who they signed in as.
-      scope: `openid email profile groups ${scope}`,
-      resource,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifierCode),
-      code_challenge_method: 'S256',
-    });
-    const sealed = await sealer.sealPending({ state, verifier: verifierCode, redirectUri, returnTo: safeReturnPath(c.req.query('return')) });
+    const { url, state, verifier: codeVerifier } = await oauth.begin(redirectUri);
+    const sealed = await sealer.sealPending({ state, verifier: codeVerifier, redirectUri, returnTo: safeReturnPath(c.req.query('return')) });
     // Lax: the authorization server sends the browser back with a top-level GET, which carries it.
     setCookie(c, PENDING_COOKIE, sealed, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: PENDING_SECONDS });
     c.header('cache-control', 'no-store');
-    return c.redirect(url.href, 303);
+    return c.redirect(url, 303);
   });
 
   app.get(CALLBACK_PATH, async (c) => {
@@ -107,18 +76,14 @@ export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions
     }
     const current = new URL(pending.redirectUri);
     current.search = new URL(c.req.url).search;
-    let token: string;
-    try {
-      const answer = await oauth.authorizationCodeGrant(client, current, { pkceCodeVerifier: pending.verifier, expectedState: pending.state }, { resource });
-      token = answer.access_token;
-    } catch (error) {
-      const reason = error instanceof oauth.AuthorizationResponseError ? `${error.error}: ${error.error_description ?? ''}` : error instanceof Error ? error.message : String(error);
-      audit(c, { action: 'sign-in', outcome: 'refused', reason });
-      return page(c, 400, signInErrorPage('Sign-in failed', reason, again));
+    const exchange = await oauth.finish(current, pending);
+    if ('refused' in exchange) {
+      audit(c, { action: 'sign-in', outcome: 'refused', reason: exchange.refused });
+      return page(c, 400, signInErrorPage('Sign-in failed', exchange.refused, again));
     }
     let principal;
     try {
-      principal = await verifier.verify(token);
+      principal = await verifier.verify(exchange.accessToken);
     } catch (error) {
       if (!(error instanceof TokenRejectedError)) throw error;
       audit(c, { action: 'sign-in', outcome: 'refused', reason: `the token is not valid here: ${error.reason}` });

@@ -13,6 +13,7 @@ import type { Logger } from '../../observe/logger.js';
 import type { AccessControl } from '../access-control.js';
 import { isLoopbackHost } from '../origin-patterns.js';
 import { createAdminApp, type AdminSignInOptions } from './app.js';
+import type { StatusPageOAuth } from './browser-sign-in.js';
 import { fixedPageOrigin } from './status-client.js';
 
 type Fetch = Parameters<typeof serve>[0]['fetch'];
@@ -36,25 +37,23 @@ export interface AdminSetupDeps {
   readonly access: AccessControl;
   /** The MCP app, for admin.onServerPort. */
   readonly mcpApp: { fetch: Fetch };
-  /** Sign-in mode: the gateway's issuer (its public origin), where people sign in to the status page too. */
-  readonly signInIssuer?: string;
+  /** Sign-in mode: the status page's OAuth client of the gateway's own authorization server. */
+  readonly statusPage?: StatusPageOAuth & { useLocalOrigin(origin: string): void };
 }
 
 /** The paths of the admin app; on the MCP port, only those the MCP side does not serve itself. */
 const ADMIN_PATH = /^\/(status|api\/.*|signin|signin\/callback|signout|signed-out)$/;
 
-export function startAdminListener(config: Config, { sources, logger, access, mcpApp, signInIssuer }: AdminSetupDeps): AdminSetup {
+export function startAdminListener(config: Config, { sources, logger, access, mcpApp, statusPage }: AdminSetupDeps): AdminSetup {
   const { admin, server } = config;
   const host = admin.onServerPort ? server.host : admin.host;
   const loopbackOnly = isLoopbackHost(host);
   if (config.auth && !access.verifier) throw new Error('startAdminListener: auth is configured but the access control has no verifier');
-  // Where the MCP listener is bound, once it is: the status page's sign-in exchanges its code there.
-  let localOrigin: string | undefined;
   const signInSecret = config.auth?.signIn?.secret;
   const signIn: AdminSignInOptions | undefined =
-    signInIssuer !== undefined && signInSecret !== undefined
-      ? { secret: signInSecret, issuer: signInIssuer, resource: server.publicUrl, pageOrigin: fixedPageOrigin(config), localOrigin: () => localOrigin }
-      : undefined;
+    statusPage !== undefined && signInSecret !== undefined ? { secret: signInSecret, oauth: statusPage, pageOrigin: fixedPageOrigin(config) } : undefined;
+  // Where the MCP listener is bound, once it is: the status page's sign-in exchanges its code there.
+  const boundAt = (mcpUrl: string) => statusPage?.useLocalOrigin(localOriginOf(mcpUrl));
   const app = createAdminApp({
     sources,
     logger,
@@ -85,7 +84,7 @@ export function startAdminListener(config: Config, { sources, logger, access, mc
         return ADMIN_PATH.test(pathname) && !mcpPaths.has(pathname) ? app.fetch(request, env) : mcpApp.fetch(request, env);
       },
       listen: async (mcpUrl) => {
-        localOrigin = localOriginOf(mcpUrl);
+        boundAt(mcpUrl);
         return { statusUrl: new URL('/status', mcpUrl).toString(), close: async () => {} };
       },
     };
@@ -93,7 +92,7 @@ export function startAdminListener(config: Config, { sources, logger, access, mc
 
   return {
     async listen(mcpUrl) {
-      localOrigin = localOriginOf(mcpUrl);
+      boundAt(mcpUrl);
       const listener = await bind(app.fetch, admin.host, admin.port);
       const { port } = listener.address() as AddressInfo;
       const shownHost = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
