@@ -1,15 +1,16 @@
 // Where the status page's sign-in comes back to, and how its code is exchanged: on the MCP port
 // (admin.onServerPort) the page is on the gateway's public origin; on a listener of its own behind
-// a public URL this process cannot reach (a pod behind an ingress), the browser reaches the public
-// name while the code is exchanged at the gateway's local address. Chromium resolves the public
-// name to 127.0.0.1 (--host-resolver-rules); Node cannot resolve it at all, so a code exchange by
-// the public URL would fail.
+// a public URL this process cannot reach (a pod behind an ingress: here a TLS front for a made-up
+// name), the browser reaches the public name while the code is exchanged at the gateway's local
+// address. Chromium resolves the name to 127.0.0.1 (--host-resolver-rules); Node cannot resolve it
+// at all, so a code exchange by the public URL would fail.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startTlsFront } from '../support/tls-front.js';
 import { skipWithout } from '../support/required-tools.js';
 import { signInAtIdp, startStatusPageIdp, type StatusPageIdp } from '../support/status-page-idp.js';
 
@@ -30,9 +31,7 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))('where the status page signs
     for (const stop of stops.reverse()) await stop();
   });
 
-  async function gatewayWith(publicOrigin: (port: number) => string, admin: Record<string, unknown>): Promise<{ gateway: TestGateway; idp: StatusPageIdp }> {
-    const port = await freePort();
-    const origin = publicOrigin(port);
+  async function gatewayWith(origin: string, port: number, admin: Record<string, unknown>): Promise<{ gateway: TestGateway; idp: StatusPageIdp }> {
     const idp = await startStatusPageIdp({ people: { alice: ['admins'] }, redirectUri: `${origin}/oauth/callback` });
     stops.push(() => idp.stop());
     const gateway = await startGateway({
@@ -52,7 +51,8 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))('where the status page signs
   }
 
   it('on the MCP port: the page, its sign-in and its callback are on the public origin, beside the MCP endpoint', async () => {
-    const { gateway, idp } = await gatewayWith((port) => `http://127.0.0.1:${port}`, { onServerPort: true });
+    const port = await freePort();
+    const { gateway, idp } = await gatewayWith(`http://127.0.0.1:${port}`, port, { onServerPort: true });
     const statusUrl = gateway.adminUrl!;
     expect(new URL(statusUrl).origin).toBe(new URL(gateway.url).origin);
     const context = await browser.newContext();
@@ -71,9 +71,13 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))('where the status page signs
   });
 
   it('behind a public name this process cannot resolve: the browser signs in there, the code is exchanged locally', async () => {
-    const { gateway, idp } = await gatewayWith((port) => `http://${PUBLIC_HOST}:${port}`, {});
+    const port = await freePort();
+    const front = await startTlsFront(PUBLIC_HOST, () => port);
+    stops.push(() => front.stop());
+    const publicOrigin = `https://${PUBLIC_HOST}:${front.port}`;
+    const { gateway, idp } = await gatewayWith(publicOrigin, port, {});
     const statusUrl = gateway.adminUrl!;
-    const context = await browser.newContext();
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
     try {
       const page = await context.newPage();
       const visited: string[] = [];
@@ -82,7 +86,7 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))('where the status page signs
       await signInAtIdp(page, idp, 'alice');
       await page.waitForURL(statusUrl);
       expect(await page.locator('header .signed-in').textContent()).toContain('alice@example.com');
-      expect(visited.some((url) => url.startsWith(`http://${PUBLIC_HOST}:${new URL(gateway.url).port}/oauth/authorize`))).toBe(true);
+      expect(visited.some((url) => url.startsWith(`${publicOrigin}/oauth/authorize`))).toBe(true);
       expect(gateway.logs).toContainEqual(expect.objectContaining({ audit: true, event: 'admin', action: 'sign-in', outcome: 'ok', sub: 'alice' }));
     } finally {
       await context.close();
