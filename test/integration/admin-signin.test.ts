@@ -72,6 +72,10 @@ describe.skipIf(skipWithout(hasChromium, CHROMIUM))('the status page with sign-i
     const cookie = await sessionCookie(adminContext);
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
     expect(cookie!.value.split('.')).toHaveLength(5); // sealed (JWE), not a token anyone can read
+    // It lives as long as the access token it was made from (accessTokenSeconds, default an hour), not a browser's lifetime.
+    const now = Date.now() / 1000;
+    expect(cookie!.expires).toBeGreaterThan(now + 3_500);
+    expect(cookie!.expires).toBeLessThanOrEqual(now + 3_600 + 5);
     expect(gateway.logs).toContainEqual(expect.objectContaining({ audit: true, event: 'admin', action: 'sign-in', outcome: 'ok', sub: 'alice' }));
 
     // The live refresh goes on with the cookie...
