@@ -55,7 +55,13 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   const http = await buildHttpSide(config, core, { logger, state, jwksCooldownMs, traceExportDelayMs });
   const reloading = reload && startConfigReloading(reload, live, core, logger, secrets);
   const operator = operatorWindow({ startedAt, live, state, core, http, reload, reloading, logger });
-  const admin = config.admin.enabled ? startAdminListener(config, { sources: operator.sources, logger, access: http.access, mcpApp: http.listeners.app }) : undefined;
+  const admin = config.admin.enabled ? startAdminListener(config, {
+        sources: operator.sources,
+        logger,
+        access: http.access,
+        mcpApp: http.listeners.app,
+        ...(http.signIn?.statusPage && { statusPage: http.signIn.statusPage }),
+      }) : undefined;
 
   let server: Server;
   try {

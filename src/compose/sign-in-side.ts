@@ -13,9 +13,16 @@ import { redisTargetOf } from '../session/redis-target.js';
 import { errorPage } from '../http/sign-in/pages.js';
 import type { ResourceEndpoint } from '../signin/authorization-server.js';
 import type { SignIn } from '../signin/sign-in.js';
+import type { StatusPageClient } from '../signin/status-page-client.js';
+import { STATUS_CLIENT_ID, statusPageClient } from '../http/admin/status-client.js';
+
+/** How long the status page's code exchange (with the gateway's own listener) may take. */
+const STATUS_PAGE_EXCHANGE_MS = 10_000;
 
 export interface SignInSide {
   readonly signIn: SignIn;
+  /** The status page's client of the authorization server (http/admin/browser-sign-in.ts); absent with admin.enabled false. */
+  readonly statusPage: StatusPageClient | undefined;
   readonly registrations: RateLimiter;
   close(): Promise<void>;
 }
@@ -27,6 +34,7 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
   const store = redis ? new RedisKeyValueStore({ redis, keyPrefix: `${config.sessions.keyPrefix}signin:` }) : new MemoryKeyValueStore();
   const registrations = createRegistrationLimiter(config, signInConfig.registration.perMinutePerAddress, logger);
   let signIn: SignIn;
+  let statusPage: StatusPageClient | undefined;
   try {
     // Loaded only in sign-in mode: a gateway without it never loads the authorization server.
     const { SignIn } = await import('../signin/sign-in.js');
@@ -36,15 +44,29 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
       resources: resourcesOf(config),
       store,
       errorPage,
+      // The status page signs people in as a client of this authorization server (http/admin/).
+      builtInClients: config.admin.enabled ? [statusPageClient(config)] : [],
       audit: auditSignIn(logger),
       onError: (error, message) => logger.error({ err: error }, message),
     });
+    if (config.admin.enabled) {
+      const { StatusPageClient } = await import('../signin/status-page-client.js');
+      statusPage = new StatusPageClient({
+        issuer: signIn.issuer,
+        clientId: STATUS_CLIENT_ID,
+        resource: config.server.publicUrl,
+        // The OpenID scopes too: a person who may not have the admin scope is still told who they signed in as.
+        scope: `openid email profile groups ${config.admin.scope}`,
+        timeoutMs: STATUS_PAGE_EXCHANGE_MS,
+      });
+    }
   } catch (error) {
     await Promise.allSettled([store.close(), registrations.close()]);
     throw error;
   }
   return {
     signIn,
+    statusPage,
     registrations,
     close: async () => {
       await signIn.close();

@@ -44,12 +44,22 @@ export const adminSection = z
     onServerPort: lenientBoolean()
       .default(false)
       .describe('Serve the page and the API on `server.port` (`/status`, `/api/...`) instead of a listener of their own; then `host` and `port` are not used.'),
+    // Sign-in mode: where a person's browser opens the status page, so the sign-in can come back there.
+    publicUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine((value) => ['', '/'].includes(URL.parse(value)?.pathname ?? ''), 'must be an origin, without a path (the page is at /status under it)')
+      .optional()
+      .describe(
+        'With `auth.signIn`: the origin people open the status page at (e.g. `https://switchboard-admin.internal.example.com` behind an internal ingress); the browser sign-in comes back to `<publicUrl>/signin/callback`. Unset: the page signs people in when opened on a loopback address (`http://127.0.0.1:<port>`, a port-forward), or on `server.publicUrl` with `onServerPort`.',
+      ),
     // With auth: the scope an admin's token needs (401 without a token, 403 without the scope).
     scope: z
       .string()
       .regex(/^\S+$/, 'a scope is a word without spaces')
       .default('switchboard:admin')
-      .describe('With `auth`: the scope a token needs for the page and the API (401 without a token, 403 without the scope).'),
+      .describe(
+        'With `auth`: the scope a token needs for the page and the API (401 without a token, 403 without the scope). With `auth.signIn`, a person signed in to the page needs it too: restrict who is granted it with `auth.signIn.scopeGrants`.',
+      ),
   })
   .strict()
   .describe('The status page (`/status`) and the admin API, on a listener of their own.');

@@ -117,15 +117,19 @@ export const AUDIT_LINES = {
   },
   adminAction: {
     title: 'An operator\'s action on the admin listener',
-    written: 'One line per action asked of the admin listener: restart a server, reload the config, drain, resume.',
+    written:
+      'One line per action asked of the admin listener: restart a server, reload the config, drain, resume; in sign-in mode, a person signing in to the status page in a browser (or failing to) and signing out.',
     fields: {
       event: { meaning: 'Always `admin`.' },
       sub: { ...SUB, when: 'the admin listener has auth' },
       client: CLIENT,
-      action: { meaning: '`restart`, `reload`, `drain` or `resume`.' },
+      action: { meaning: '`restart`, `reload`, `drain`, `resume`, `sign-in` or `sign-out` (the status page\'s browser session, sign-in mode).' },
       target: { meaning: 'What it acted on: the server of a restart.', when: 'the action is a restart' },
       outcome: { meaning: '`ok`; `refused` (nothing was done: an unknown server, an invalid config); `error` (it was tried and failed).' },
-      reason: { meaning: 'Why, in the operator\'s words (config problems name key paths, never values).', when: 'the outcome is not `ok`' },
+      reason: {
+        meaning: 'Why, in the operator\'s words (config problems name key paths, never values); for a sign-in, what the authorization server answered, or that the person lacks the admin scope.',
+        when: 'the outcome is not `ok`, or a person signed in without the admin scope',
+      },
       durationMs: { meaning: 'How long the action took, in milliseconds to a tenth.' },
       requestId: { ...REQUEST_ID, when: 'the request has one' },
     },
@@ -146,7 +150,7 @@ export const AUDIT_LINES = {
   },
   adminRefusal: {
     title: 'A request refused by the admin listener',
-    written: 'One line per request to the admin listener refused for want of a token or of the admin scope.',
+    written: 'One line per request to the admin listener refused for want of a token (or, in sign-in mode, a session cookie) or of the admin scope, or from another page or host.',
     fields: {
       event: { meaning: 'Always `admin`.' },
       sub: { ...SUB, when: 'the token was valid (a missing scope)' },
@@ -154,7 +158,7 @@ export const AUDIT_LINES = {
       httpMethod: HTTP_METHOD,
       path: { meaning: 'The path asked for.' },
       outcome: { meaning: '`unauthenticated` (no usable token) or `denied` (the admin scope is missing).' },
-      reason: { meaning: '`missing-token`, `invalid-token`, `keys-unavailable` or `insufficient-scope`.' },
+      reason: { meaning: '`missing-token`, `invalid-token` (a bad token, or a session cookie that was changed or expired), `keys-unavailable`, `insufficient-scope`, `origin` (another page, or a signed-in change without a same-origin `Origin`) or `host`.' },
       detail: { meaning: 'What exactly was wrong, for the operator (the token\'s problem, the scope missing); never the token.', when: DETAIL_WHEN },
       status: { meaning: 'The HTTP status answered: `401`, `403` or `503`.' },
       requestId: { ...REQUEST_ID, when: 'the request has one' },

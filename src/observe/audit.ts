@@ -117,7 +117,7 @@ export function auditWithheldTools(logger: Pick<Logger, 'info'>): (event: Withhe
 
 /** An operator's action on the admin listener (http/admin/): who asked for what, and how it went. */
 export interface AdminActionEvent {
-  readonly action: 'restart' | 'reload' | 'drain' | 'resume';
+  readonly action: 'restart' | 'reload' | 'drain' | 'resume' | 'sign-in' | 'sign-out';
   /** What it acted on: the server of a restart. */
   readonly target?: string;
   /** `ok`; `refused` (nothing was done: an unknown server, an invalid config); `error` (it was tried and failed). */

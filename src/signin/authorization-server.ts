@@ -42,8 +42,17 @@ export interface AuthorizationServerOptions {
   readonly fetch: NonNullable<Configuration['fetch']>;
   /** Whether a metadata document's host may serve documents (auth.signIn.clientMetadataDocuments.allowedHosts). */
   readonly allowMetadataHost: (host: string) => boolean;
+  /** Clients of the gateway's own (the status page): registered like auth.signIn.clients, never shown a consent page. */
+  readonly builtInClients?: readonly BuiltInClient[];
   /** The page a browser gets when a request cannot go back to its client (the HTTP layer draws it). */
   readonly errorPage: (error: string, description: string) => { readonly html: string; readonly csp: string };
+}
+
+/** A client the gateway itself is (the status page's sign-in): public, PKCE, trusted. */
+export interface BuiltInClient {
+  readonly clientId: string;
+  readonly name: string;
+  readonly redirectUris: readonly string[];
 }
 
 const INTERACTION_SECONDS = 600;
@@ -58,7 +67,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   const configuration: Configuration = {
     adapter: storeAdapter(options.store, options.sealer),
-    clients: signIn.clients.map(preRegistered),
+    clients: [
+      ...signIn.clients.map(preRegistered),
+      // The gateway's own clients want one access token per sign-in, never a refresh token to keep.
+      ...(options.builtInClients ?? []).map((client) => ({ ...preRegistered({ ...client, redirectUris: [...client.redirectUris] }), grant_types: ['authorization_code'] })),
+    ],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

@@ -13,11 +13,13 @@ import { adminStatus, sessionsStatus, upstreamEntries } from '../../admin/status
 import type { TokenVerifier } from '../../auth/token-verifier.js';
 import { auditAdmin, type AdminActionEvent } from '../../observe/audit.js';
 import type { Logger } from '../../observe/logger.js';
-import type { AppEnv } from '../app-env.js';
 import { clientAddress } from '../client-address.js';
 import { requestId } from '../middleware/request-id.js';
 import { adminAccessLines } from './access-lines.js';
 import { adminAuth } from './admin-auth.js';
+import type { AdminEnv } from './admin-env.js';
+import { browserSignIn, type BrowserSignInOptions } from './browser-sign-in.js';
+import { SessionSealer } from './session-cookie.js';
 import { adminError } from './errors.js';
 import { renderPage } from './page.js';
 import { adminRequestGuard } from './request-guard.js';
@@ -26,16 +28,22 @@ export interface AdminAppOptions {
   readonly sources: OperatorSources;
   readonly logger: Logger;
   /** With `auth`: the gateway's token verifier, the admin scope and the gateway's metadata URL. */
-  readonly auth?: { readonly verifier: TokenVerifier; readonly scope: string; readonly resourceMetadata: string };
+  readonly auth?: { readonly verifier: TokenVerifier; readonly scope: string; readonly resourceMetadata: string; readonly signIn?: AdminSignInOptions };
   /** The listener is bound to loopback: Host headers must name a loopback host. */
   readonly loopbackOnly: boolean;
 }
 
+/** Sign-in mode: people sign in to the status page in their browser (browser-sign-in.ts). */
+export type AdminSignInOptions = Pick<BrowserSignInOptions, 'oauth' | 'pageOrigin'> & {
+  /** auth.signIn.secret: the session cookie's key is derived from it. */
+  readonly secret: string;
+};
+
 /** Preview bodies are a principal's claims: small. */
 const MAX_JSON_BYTES = 64 * 1024;
 
-export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminAppOptions): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminAppOptions): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
   const audit = auditAdmin(logger);
   app.use('*', requestId());
   app.use('*', adminAccessLines(logger));
@@ -50,9 +58,17 @@ export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminApp
       },
     }),
   );
-  if (auth) app.use('*', adminAuth({ ...auth, onRefused: (event) => audit.refusal(event) }));
+  if (auth) {
+    const { signIn, ...bearer } = auth;
+    const sessions = signIn && new SessionSealer(signIn.secret);
+    // Before the auth check: these are how a person without a session gets one.
+    if (signIn && sessions) {
+      browserSignIn(app, { oauth: signIn.oauth, pageOrigin: signIn.pageOrigin, sealer: sessions, verifier: auth.verifier, scope: auth.scope, onAction: (event) => audit.action(event) });
+    }
+    app.use('*', adminAuth({ ...bearer, ...(sessions && { sessions }), onRefused: (event) => audit.refusal(event) }));
+  }
 
-  const actionAudit = (c: Context<AppEnv>, started: number, event: Pick<AdminActionEvent, 'action' | 'outcome'> & Partial<AdminActionEvent>) => {
+  const actionAudit = (c: Context<AdminEnv>, started: number, event: Pick<AdminActionEvent, 'action' | 'outcome'> & Partial<AdminActionEvent>) => {
     const principal = c.get('principal');
     audit.action({
       ...event,
@@ -77,6 +93,7 @@ export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminApp
         endpointNames: Object.keys(config.endpoints),
         canReload: sources.reload !== undefined,
         nonce,
+        ...(c.get('adminSession') && { signedIn: c.get('adminSession') }),
       },
       live,
     );
@@ -84,7 +101,8 @@ export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminApp
       'cache-control': 'no-store',
       'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
       'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
+      // same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the sign-out form's POST.
+      'referrer-policy': 'same-origin',
       'x-frame-options': 'DENY',
     });
   });

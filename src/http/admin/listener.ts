@@ -2,6 +2,8 @@
 // loopback by default, or, with `onServerPort`, the MCP port (its paths keep precedence there). With
 // `auth`, both need a token for the gateway's audience that carries admin.scope; without it, anyone
 // who can reach the listener can act, which is logged as a warning unless it is bound to loopback.
+// In sign-in mode (auth.signIn) a person may also sign in to the page in a browser (browser-sign-in.ts),
+// as the built-in client status-client.ts describes; resource-server mode stays bearer-only.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { OperatorSources } from '../../admin/sources.js';
@@ -10,7 +12,9 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../observe/logger.js';
 import type { AccessControl } from '../access-control.js';
 import { isLoopbackHost } from '../origin-patterns.js';
-import { createAdminApp } from './app.js';
+import { createAdminApp, type AdminSignInOptions } from './app.js';
+import type { StatusPageOAuth } from './browser-sign-in.js';
+import { fixedPageOrigin } from './status-client.js';
 
 type Fetch = Parameters<typeof serve>[0]['fetch'];
 
@@ -33,23 +37,38 @@ export interface AdminSetupDeps {
   readonly access: AccessControl;
   /** The MCP app, for admin.onServerPort. */
   readonly mcpApp: { fetch: Fetch };
+  /** Sign-in mode: the status page's OAuth client of the gateway's own authorization server. */
+  readonly statusPage?: StatusPageOAuth & { useLocalOrigin(origin: string): void };
 }
 
 /** The paths of the admin app; on the MCP port, only those the MCP side does not serve itself. */
-const ADMIN_PATH = /^\/(status|api\/.*)$/;
+const ADMIN_PATH = /^\/(status|api\/.*|signin|signin\/callback|signout|signed-out)$/;
 
-export function startAdminListener(config: Config, { sources, logger, access, mcpApp }: AdminSetupDeps): AdminSetup {
+export function startAdminListener(config: Config, { sources, logger, access, mcpApp, statusPage }: AdminSetupDeps): AdminSetup {
   const { admin, server } = config;
   const host = admin.onServerPort ? server.host : admin.host;
   const loopbackOnly = isLoopbackHost(host);
   if (config.auth && !access.verifier) throw new Error('startAdminListener: auth is configured but the access control has no verifier');
+  const signInSecret = config.auth?.signIn?.secret;
+  const signIn: AdminSignInOptions | undefined =
+    statusPage !== undefined && signInSecret !== undefined ? { secret: signInSecret, oauth: statusPage, pageOrigin: fixedPageOrigin(config) } : undefined;
+  // Where the MCP listener is bound, once it is: the status page's sign-in exchanges its code there.
+  const boundAt = (mcpUrl: string) => statusPage?.useLocalOrigin(localOriginOf(mcpUrl));
   const app = createAdminApp({
     sources,
     logger,
     loopbackOnly,
     ...(config.auth &&
-      access.verifier && { auth: { verifier: access.verifier, scope: admin.scope, resourceMetadata: resourceMetadataUrl(server.publicUrl) } }),
+      access.verifier && {
+        auth: { verifier: access.verifier, scope: admin.scope, resourceMetadata: resourceMetadataUrl(server.publicUrl), ...(signIn && { signIn }) },
+      }),
   });
+  if (signIn && !Object.hasOwn(config.auth?.signIn?.scopeGrants ?? {}, admin.scope)) {
+    logger.warn(
+      { scope: admin.scope },
+      'sign-in mode without auth.signIn.scopeGrants for admin.scope: anyone who can sign in at the identity provider is granted it, and can use the status page and the admin API',
+    );
+  }
   if (!config.auth && !loopbackOnly) {
     logger.warn(
       { host, port: admin.onServerPort ? server.port : admin.port },
@@ -64,12 +83,16 @@ export function startAdminListener(config: Config, { sources, logger, access, mc
         const { pathname } = new URL(request.url);
         return ADMIN_PATH.test(pathname) && !mcpPaths.has(pathname) ? app.fetch(request, env) : mcpApp.fetch(request, env);
       },
-      listen: async (mcpUrl) => ({ statusUrl: new URL('/status', mcpUrl).toString(), close: async () => {} }),
+      listen: async (mcpUrl) => {
+        boundAt(mcpUrl);
+        return { statusUrl: new URL('/status', mcpUrl).toString(), close: async () => {} };
+      },
     };
   }
 
   return {
-    async listen() {
+    async listen(mcpUrl) {
+      boundAt(mcpUrl);
       const listener = await bind(app.fetch, admin.host, admin.port);
       const { port } = listener.address() as AddressInfo;
       const shownHost = admin.host.includes(':') ? `[${admin.host}]` : admin.host;
@@ -97,4 +120,12 @@ function bind(fetch: Fetch, hostname: string, port: number): Promise<ServerType>
       );
     });
   });
+}
+
+/** The MCP listener's origin as this process reaches it: a wildcard bind is reached on loopback. */
+function localOriginOf(mcpUrl: string): string {
+  const url = new URL(mcpUrl);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
 }

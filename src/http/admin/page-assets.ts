@@ -14,6 +14,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 header { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center;
   padding: .6rem 1rem; background: var(--panel); border-bottom: 1px solid var(--line); }
 header h1 { font-size: 1.1rem; margin: 0; }
+header .signed-in { display: flex; gap: .5rem; align-items: center; margin: 0 0 0 auto; }
 nav { display: flex; flex-wrap: wrap; gap: .25rem .75rem; font-size: .9rem; }
 nav a, a { color: var(--accent); text-decoration: none; }
 main { padding: 0 1rem 2rem; max-width: 1400px; margin: 0 auto; }
@@ -89,6 +90,8 @@ export const PAGE_SCRIPT = `
     busy = true;
     try {
       const response = await fetch(location.pathname + '?live=1', { cache: 'no-store', headers: { accept: 'text/html' } });
+      // A session cookie that expired (sign-in mode): reloading the page sends the person to sign in.
+      if (response.status === 401) { location.reload(); return; }
       if (!response.ok) throw new Error('HTTP ' + response.status);
       const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
       for (const section of fresh.querySelectorAll('[data-live]')) {

@@ -8,6 +8,9 @@ import type { ServerCatalog } from '../../admin/catalog.js';
 import type { AdminStatus, UpstreamEntry } from '../../admin/status.js';
 import type { ServerTraffic } from '../../observe/recent-rates.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+import type { AdminSession } from './session-cookie.js';
+import { personLabel } from './sign-in-pages.js';
+import { SIGN_OUT_PATH } from './status-client.js';
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -19,6 +22,8 @@ export interface PageData {
   readonly endpointNames: readonly string[];
   readonly canReload: boolean;
   readonly nonce: string;
+  /** Sign-in mode: the person whose session cookie opened the page (a sign-out button goes with it). */
+  readonly signedIn?: AdminSession;
 }
 
 /** The whole page; `live` only the sections the page script refreshes. */
@@ -30,7 +35,7 @@ export function renderPage(data: PageData, live = false): Html {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title}</title>
 <style nonce="${data.nonce}">${raw(PAGE_STYLE)}</style>
 </head>
@@ -48,6 +53,9 @@ export function renderPage(data: PageData, live = false): Html {
       ? html`<button type="button" data-action="resume">Resume</button>`
       : html`<button type="button" class="danger" data-action="drain">Drain</button>`}
   </div>
+  ${data.signedIn && !live
+    ? html`<form class="signed-in" method="post" action="${SIGN_OUT_PATH}"><span class="muted">Signed in as ${personLabel(data.signedIn)}</span> <button type="submit">Sign out</button></form>`
+    : ''}
 </header>
 <main>
 <p id="message" role="status" aria-live="polite"></p>

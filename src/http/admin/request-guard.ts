@@ -10,13 +10,15 @@
 //   A GET may come from elsewhere (the Grafana dashboard's link opens the page): it changes nothing,
 //   and without CORS headers another origin cannot read the answer;
 // - a POST must carry JSON or nothing: the types an HTML form can send without a CORS preflight
-//   (urlencoded, multipart, text/plain) are refused, so no form on another site can post one.
+//   (urlencoded, multipart, text/plain) are refused, so no form on another site can post one; the
+//   one exception is the sign-out form (sign-in mode), whose Origin must be present and this one.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AdminRefusalEvent } from '../../observe/audit.js';
 import type { AppEnv } from '../app-env.js';
 import { clientAddress } from '../client-address.js';
 import { isLoopbackHost } from '../origin-patterns.js';
 import { adminError } from './errors.js';
+import { SIGN_OUT_PATH } from './status-client.js';
 
 export interface AdminRequestGuardOptions {
   /** The listener is bound to a loopback address: the Host header must name a loopback host. */
@@ -38,20 +40,35 @@ export function adminRequestGuard({ loopbackOnly, onRefused }: AdminRequestGuard
     if (SAFE_METHODS.has(c.req.method)) return next();
     const origin = c.req.header('origin');
     const site = c.req.header('sec-fetch-site');
-    const forwardedHost = c.req.header('x-forwarded-host')?.split(',')[0]?.trim().toLowerCase();
-    const ownOrigin = (value: string) => {
-      const from = originHost(value);
-      return from !== undefined && (from === host || from === forwardedHost);
-    };
-    if ((origin !== undefined && !ownOrigin(origin)) || site === 'cross-site') {
+    if ((origin !== undefined && !isOwnOrigin(c, origin)) || site === 'cross-site') {
       report(onRefused, c, 'origin', (origin ?? `sec-fetch-site: ${site}`).slice(0, 200));
       return adminError(c, 'forbidden', 'requests from other web pages are not accepted here');
     }
-    if (c.req.method === 'POST' && FORM_TYPES.test(c.req.header('content-type') ?? '')) {
+    // The sign-out button is a plain form (no script on the refusal page); its Origin must be this one.
+    const signOutForm = c.req.path === SIGN_OUT_PATH && origin !== undefined;
+    if (c.req.method === 'POST' && FORM_TYPES.test(c.req.header('content-type') ?? '') && !signOutForm) {
       return adminError(c, 'unsupported-media-type', 'send a JSON body (Content-Type: application/json), or none');
     }
     await next();
   };
+}
+
+/** The request's Origin is the listener's own: its host:port against Host, or X-Forwarded-Host behind a proxy that rewrites Host. */
+export function isOwnOrigin(c: Context, origin: string): boolean {
+  const from = originHost(origin);
+  const host = (c.req.header('host') ?? '').trim().toLowerCase();
+  const forwardedHost = c.req.header('x-forwarded-host')?.split(',')[0]?.trim().toLowerCase();
+  return from !== undefined && (from === host || from === forwardedHost);
+}
+
+/**
+ * A request a cookie authenticates may change something only when the browser says it comes from
+ * this origin: Origin names it, or (no Origin) Sec-Fetch-Site is same-origin. Absence proves nothing.
+ */
+export function provenSameOrigin(c: Context): boolean {
+  const origin = c.req.header('origin');
+  if (origin !== undefined) return isOwnOrigin(c, origin);
+  return c.req.header('sec-fetch-site') === 'same-origin';
 }
 
 function report(onRefused: AdminRequestGuardOptions['onRefused'], c: Context<AppEnv>, reason: 'host' | 'origin', detail: string): void {
