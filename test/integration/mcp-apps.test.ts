@@ -190,3 +190,17 @@ it("tells a 2026 upstream each caller's MCP Apps declaration, and no extension t
     await plain.close();
   }
 });
+
+it("reaches a session-isolated server's tool by its own name on a session's first call, before any list", async () => {
+  const isolated = await startGateway({ mcpServers: { basic: basicAppStdio(), monitor: { ...systemMonitorStdio(), isolation: 'session' } } });
+  const client = new Client({ name: 'apps-host', version: '1.0.0' }, { capabilities: HOST_CAPABILITIES });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(isolated.url)));
+    const polled = await client.callTool({ name: 'poll-system-stats', arguments: {} });
+    expect(polled.structuredContent).toMatchObject({ memory: { usedPercent: expect.any(Number) } });
+    expect(isolated.logs).toContainEqual(expect.objectContaining({ audit: true, server: 'monitor', name: 'poll-system-stats', outcome: 'ok' }));
+  } finally {
+    await client.close();
+    await isolated.close();
+  }
+}, 60_000);
