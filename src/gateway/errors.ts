@@ -43,6 +43,7 @@ export const rpcErrors = {
   methodNotFound: (method: string) => rpcError('MethodNotFound', method),
   invalidParams: (detail: string) => rpcError('InvalidParams', detail),
   unknownTool: (name: string) => rpcError('UnknownTool', name),
+  ambiguousTool: (name: string, exposedNames: readonly string[]) => rpcError('AmbiguousTool', name, exposedNames.join(' or ')),
   unknownPrompt: (name: string) => rpcError('UnknownPrompt', name),
   unknownResource: (uri: string) => RpcError.of(catalogueError('ResourceNotFound', uri), { uri }),
   invalidCursor: () => rpcError('InvalidCursor'),

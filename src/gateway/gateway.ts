@@ -466,6 +466,7 @@ export class Gateway {
     return neededServers(request.method, named, isolated.servers(), {
       separator: routing.separator,
       toolsOf: (server) => routing.servers.find((candidate) => candidate.name === server)?.tools,
+      isSharedTool: (name) => this.options.catalog.view.toolsByName.has(name),
     }, searchMode);
   }
 

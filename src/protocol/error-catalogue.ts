@@ -114,6 +114,14 @@ export const ERRORS = {
     when: 'tools/call names a tool the caller cannot see: unknown, or denied by policy (the same error on purpose).',
     remedy: 'Call a name from tools/list of this session and endpoint.',
   },
+  AmbiguousTool: {
+    code: -32602,
+    sameAs: 'InvalidParams',
+    status: 200,
+    message: (name: string, exposedNames: string) => `Ambiguous tool: ${name} is a tool of more than one server; call it as ${exposedNames}`,
+    when: "tools/call names a tool by an upstream's own name (as an MCP App calls its server's tools) that more than one server in the caller's view has.",
+    remedy: 'Call one of the exposed names the message lists (from tools/list), or give one of the tools another name with a tool override.',
+  },
   UnknownPrompt: {
     code: -32602,
     sameAs: 'InvalidParams',

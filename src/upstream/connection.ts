@@ -21,6 +21,7 @@ import { LeanStdioTransport, type StdioSpawn } from './stdio-transport.js';
 import type { SuppliedTransports } from './supplied-transports.js';
 import type { CallerCredential, JsonObject, UpstreamInfo, UpstreamNotification, UpstreamRequestOptions, UpstreamServerRequest } from './types.js';
 import { GATEWAY_IMPLEMENTATION } from '../version.js';
+import { PASSED_EXTENSIONS } from '../protocol/extensions.js';
 
 /** The server-to-client requests the gateway relays to its clients. */
 export const RELAYED_SERVER_REQUESTS = ['sampling/createMessage', 'elicitation/create', 'roots/list'] as const;
@@ -35,6 +36,9 @@ const GATEWAY_CLIENT_CAPABILITIES = {
   sampling: {},
   elicitation: { form: {}, url: {} },
   roots: { listChanged: true },
+  // The extensions it passes on (MCP Apps): a server that offers its app tools only to hosts that
+  // render apps offers them to the gateway, and a host that does not render them ignores `_meta.ui`.
+  extensions: PASSED_EXTENSIONS,
 };
 
 /**

@@ -1,6 +1,7 @@
 // Search mode (`discovery: search`): an endpoint in front of 500 tools of one upstream and
 // server-everything's tools lists only find_tools and call_tool; clients of both eras find the
-// right tool by a query and call it, under policy, with the audit line and metrics of a direct call.
+// right tool by a query and call it, under policy, with the audit line and metrics of a direct call;
+// a direct call of a tool of the view works too (MCP Apps call their server's tools so).
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,8 +85,11 @@ describe.each(['2025', '2026'] as const)('a %s client on an endpoint in search m
     expect(gateway.logs).toContainEqual(expect.objectContaining({ audit: true, endpoint: 'finder', method: 'tools/call', server: 'everything', name: 'get-env', outcome: 'denied' }));
   });
 
-  it('answers a direct call of an unlisted tool as an unknown tool', async () => {
-    await expect(clients[era].callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 1 } })).rejects.toThrow(/Unknown tool: everything__get-sum/);
+  it('accepts a direct call of a tool of its view, as an MCP App calls its server tools, and answers one policy denies as unknown', async () => {
+    expect(textOf(await clients[era].callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 1 } }))).toContain('2');
+    expect(textOf(await clients[era].callTool({ name: 'get-sum', arguments: { a: 2, b: 2 } }))).toContain('4');
+    await expect(clients[era].callTool({ name: 'everything__get-env', arguments: {} })).rejects.toThrow(/Unknown tool: everything__get-env/);
+    await expect(clients[era].callTool({ name: 'get-env', arguments: {} })).rejects.toThrow(/Unknown tool: get-env/);
   });
 });
 

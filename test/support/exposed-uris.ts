@@ -1,9 +1,11 @@
 // The README's URI scheme, written out independently of the gateway's code so that tests check
 // the documented behaviour rather than the implementation against itself: a prefixed server's
-// URI `scheme:rest` is exposed as `scheme+{slug}:rest`. `slug` is the server's slug (README, "Server
-// names"), which for names like `everything` is the name itself.
+// URI `scheme:rest` is exposed as `scheme+{slug}:rest`, and an MCP App's `ui://rest` as
+// `ui://{slug}/rest`. `slug` is the server's slug (README, "Server names"), which for names like
+// `everything` is the name itself.
 
 export function exposedUri(slug: string, uri: string): string {
+  if (uri.startsWith('ui://')) return `ui://${slug}/${uri.slice('ui://'.length)}`;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri);
   if (!scheme || scheme[1] === 'switchboard') return `switchboard+${slug}:${uri}`;
   return `${scheme[1]}+${slug}:${uri.slice(scheme[0].length)}`;

@@ -72,7 +72,12 @@ export function connect(generation: SdkGeneration, url: string): Promise<TestCli
  * The capabilities the gateway declares to its upstreams (it relays these requests to its
  * clients): a direct client declares the same, so both see the same capability-dependent tools.
  */
-const GATEWAY_AS_CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+const GATEWAY_AS_CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+};
 
 export interface DirectOptions {
   /** Negotiate the era (server/discover first), as the gateway does; needed for a modern-only upstream. */

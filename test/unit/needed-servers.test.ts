@@ -31,6 +31,18 @@ describe('the session-isolated servers a request needs', () => {
     expect(need('tools/call', { name: 'other_0123abcd' }, [long])).toEqual([]);
   });
 
+  it("for a tool name no server's prefix, rename or shared tool accounts for, every one: it may be an upstream's own name", () => {
+    const withShared: NamingRules = { ...rules, isSharedTool: (name) => name === 'shared__echo' || name === 'echo' };
+    const call = (name: string, among = servers) => neededServers('tools/call', { name }, among, withShared, false);
+    expect(call('search_issues')).toBe('all');
+    expect(call('search_issues', [server('github'), server('plain', '')])).toBe('all');
+    // Known names cost no more than before.
+    expect(call('shared__echo')).toEqual([]);
+    expect(call('echo', [server('github'), server('plain', '')])).toEqual(['plain']);
+    expect(call('github__search')).toEqual(['github']);
+    expect(call('jot')).toEqual(['notes']);
+  });
+
   it('for a resource, the server its URI is tagged with, else the unprefixed ones', () => {
     expect(need('resources/read', { uri: exposeUri('github', 'repo://acme/x') })).toEqual(['github']);
     expect(need('resources/subscribe', { uri: exposeUri('elsewhere', 'file:///a') })).toEqual([]);

@@ -6,6 +6,7 @@ import type { CatalogView, ExposedNamedItem } from '../catalogue/catalog-view.js
 import { rpcErrors } from '../errors.js';
 import { serverSlug } from '../../config/server-names.js';
 import { parseExposedUri } from '../catalogue/namespace.js';
+import { toolsByUpstreamName } from '../catalogue/upstream-names.js';
 import { NO_OVERRIDES, type ToolOverrides, type ToolOverridesByServer } from '../catalogue/tool-overrides.js';
 import { UpstreamUnavailableError } from '../../upstream/errors.js';
 
@@ -34,7 +35,19 @@ export interface UpstreamTarget {
 }
 
 export function routeTool(view: CatalogView, routing: Routing, exposedName: string): ExposedNamedItem {
-  return view.toolsByName.get(exposedName) ?? failNamed(routing, exposedName, rpcErrors.unknownTool(exposedName));
+  return view.toolsByName.get(exposedName) ?? routeUpstreamToolName(view, routing, exposedName);
+}
+
+/**
+ * A name that is no exposed one may be an upstream's own (an MCP App calling its server's tool):
+ * it names a tool when exactly one server in the caller's view has a tool of that name. The view
+ * is already cut to the endpoint and the policy, so both apply as for the exposed name.
+ */
+function routeUpstreamToolName(view: CatalogView, routing: Routing, name: string): ExposedNamedItem {
+  const owners = toolsByUpstreamName(view.tools, name);
+  if (owners.length === 1) return owners[0]!;
+  if (owners.length > 1) throw rpcErrors.ambiguousTool(name, owners.map((tool) => String(tool.item.name)));
+  return failNamed(routing, name, rpcErrors.unknownTool(name));
 }
 
 export function routePrompt(view: CatalogView, routing: Routing, exposedName: string): ExposedNamedItem {
@@ -68,13 +81,16 @@ export function routeUri(view: CatalogView, routing: Routing, exposedUri: string
 }
 
 function findUriOwner(view: CatalogView, routing: Routing, exposedUri: string): UpstreamTarget {
+  // A URI an unprefixed server lists is its own, even when it looks tagged (`ui://basic/app.html`
+  // of an unprefixed server, with a prefixed server "basic"): the merged list kept only one of the
+  // two, and a read goes where the list says.
+  const listedBy = view.unprefixedResources.get(exposedUri);
+  if (listedBy !== undefined) return { server: listedBy, uri: exposedUri };
+
   const tagged = parseExposedUri(exposedUri);
   // The tag is the server's slug; the schema keeps slugs of enabled servers unique.
   const owner = tagged && routing.servers.find((server) => server.prefix !== '' && serverSlug(server.name) === tagged.slug);
   if (tagged && owner) return { server: owner.name, uri: tagged.uri };
-
-  const listedBy = view.unprefixedResources.get(exposedUri);
-  if (listedBy !== undefined) return { server: listedBy, uri: exposedUri };
   const template = view.resourceTemplates.find((candidate) => candidate.matcher?.test(exposedUri));
   if (template) return { server: template.server, uri: exposedUri };
   // One unprefixed server is the only place an untagged URI can belong: let it decide.

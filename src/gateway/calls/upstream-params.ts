@@ -1,7 +1,7 @@
 // What a client's params become on their way to an upstream. The client's envelope (`_meta` keys
 // under io.modelcontextprotocol/) describes the client and its era to the gateway, not to the
 // upstream: it is dropped, and a 2026 upstream is told instead what this caller declared, never
-// more. An MRTR retry's inputResponses and requestState are the gateway's business too (the state
+// more (and of its `extensions`, only those the gateway passes on: protocol/extensions.ts). An MRTR retry's inputResponses and requestState are the gateway's business too (the state
 // is sealed by the gateway); the upstream gets its own back only when it asked for input itself,
 // and a 2026 upstream gets the answers a client volunteered without any state.
 //
@@ -12,6 +12,7 @@
 import type { Caller } from '../caller.js';
 import { copyWithout, setOwn } from '../../protocol/copy-with.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import { withPassedExtensions } from '../../protocol/extensions.js';
 import { META_TRACEPARENT, META_TRACESTATE } from '../../protocol/trace-meta.js';
 
 const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
@@ -59,7 +60,7 @@ export function upstreamParams(params: JsonObject, { caller, modernUpstream, pro
     else meta[META_TRACESTATE] = span.tracestate;
   }
   if (modernUpstream) {
-    meta[META_CLIENT_CAPABILITIES] = caller.clientCapabilities;
+    meta[META_CLIENT_CAPABILITIES] = withPassedExtensions(caller.clientCapabilities);
     if (caller.logLevel !== undefined) meta[META_LOG_LEVEL] = caller.logLevel;
   }
   if (Object.keys(meta).length > 0) forwarded._meta = meta;

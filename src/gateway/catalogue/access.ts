@@ -6,6 +6,7 @@ import type { CatalogView, ExposedNamedItem } from './catalog-view.js';
 import { ERRORS } from '../../protocol/error-catalogue.js';
 import { RpcError } from '../errors.js';
 import { filterCatalogView } from './filter-view.js';
+import { toolsByUpstreamName } from './upstream-names.js';
 import type { RequestTrace } from '../handlers/handler-context.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { routeTemplateRef, routeUri, type Routing } from '../calls/routing.js';
@@ -104,7 +105,7 @@ function namedItem(full: CatalogView, routing: Routing, method: string, params: 
   };
   switch (method) {
     case 'tools/call':
-      return typeof params.name === 'string' ? serverAndName(full.toolsByName.get(params.name)) : undefined;
+      return typeof params.name === 'string' ? serverAndName(full.toolsByName.get(params.name) ?? byUpstreamName(full, params.name)) : undefined;
     case 'prompts/get':
       return typeof params.name === 'string' ? serverAndName(full.promptsByName.get(params.name)) : undefined;
     case 'resources/read':
@@ -133,6 +134,12 @@ function namedItem(full: CatalogView, routing: Routing, method: string, params: 
     default:
       return undefined;
   }
+}
+
+/** A tool called by its upstream's own name (an MCP App's call), when one server of the full view has it. */
+function byUpstreamName(full: CatalogView, name: string): ExposedNamedItem | undefined {
+  const owners = toolsByUpstreamName(full.tools, name);
+  return owners.length === 1 ? owners[0] : undefined;
 }
 
 function serverAndName(item: ExposedNamedItem | undefined): { server: string; name: string } | undefined {

@@ -4,6 +4,7 @@
 import type { JsonObject } from '../../protocol/json.js';
 import { assignExposedNames, exposeUri, type Naming } from './namespace.js';
 import type { ToolGate, WithheldTool } from './tool-gate.js';
+import { exposeAppUris } from './rewrite-uris.js';
 import { applyToolOverride, NO_OVERRIDES, type ToolOverridesByServer } from './tool-overrides.js';
 import { templateMatcher } from './uri-template.js';
 
@@ -142,7 +143,9 @@ function exposeNamed(
   const names = assignExposedNames(entries, naming, kind === 'tools' ? 'tool' : 'prompt');
   return entries.flatMap((entry, index) => {
     const exposed = names[index]!;
-    if (entry.withheld === undefined) return [{ server: entry.server, name: entry.name, item: { ...entry.item, name: exposed } }];
+    // A prefixed server's tool names its app's UI by the URI the client can read (MCP Apps).
+    const item = kind === 'tools' && entry.prefix !== '' ? exposeAppUris(entry.item, entry.server) : entry.item;
+    if (entry.withheld === undefined) return [{ server: entry.server, name: entry.name, item: { ...item, name: exposed } }];
     withheldTools?.set(exposed, { server: entry.server, name: entry.name, reason: entry.withheld });
     return [];
   });

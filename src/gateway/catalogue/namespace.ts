@@ -103,14 +103,23 @@ function rewrittenName(item: NamingInput, natural: string, rule: NameRule, maxNa
 // contain "+" and "-"; slugs are [a-z0-9-], unlike the names users write). A URI or template
 // without a plain scheme (rare; the spec asks for URIs) is carried whole behind
 // `switchboard+{slug}:`.
+//
+// `ui://` URIs (MCP Apps) are the exception: hosts refuse an app resource whose URI does not start
+// with `ui://`, so the slug becomes the authority and the upstream's own authority the first path
+// segment: `ui://get-time/mcp-app.html` from server "basic" is `ui://basic/get-time/mcp-app.html`
+// (docs/decisions/0018-ui-uris-keep-their-scheme.md).
 
 const SCHEME_PREFIX = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 const EXPOSED_PREFIX = /^([A-Za-z][A-Za-z0-9+.-]*)\+([a-z0-9][a-z0-9-]{0,31}):/;
 const OPAQUE_SCHEME = 'switchboard';
+/** MCP Apps' scheme, kept as it is: the slug goes in the authority. */
+export const UI_SCHEME_PREFIX = 'ui://';
+const EXPOSED_UI = /^ui:\/\/([a-z0-9][a-z0-9-]{0,31})\//;
 
 /** The exposed form of a URI of `server` (its config name). */
 export function exposeUri(server: string, uri: string): string {
   const slug = serverSlug(server);
+  if (uri.startsWith(UI_SCHEME_PREFIX)) return `${UI_SCHEME_PREFIX}${slug}/${uri.slice(UI_SCHEME_PREFIX.length)}`;
   const match = SCHEME_PREFIX.exec(uri);
   if (!match || match[1] === OPAQUE_SCHEME) return `${OPAQUE_SCHEME}+${slug}:${uri}`;
   return `${match[1]}+${slug}:${uri.slice(match[0].length)}`;
@@ -118,6 +127,8 @@ export function exposeUri(server: string, uri: string): string {
 
 /** Splits an exposed URI into the server's slug and the upstream URI; undefined when it has no server tag. */
 export function parseExposedUri(exposed: string): { slug: string; uri: string } | undefined {
+  const ui = EXPOSED_UI.exec(exposed);
+  if (ui) return { slug: ui[1] as string, uri: `${UI_SCHEME_PREFIX}${exposed.slice(ui[0].length)}` };
   const match = EXPOSED_PREFIX.exec(exposed);
   if (!match) return undefined;
   const [whole, scheme, slug] = match as unknown as [string, string, string];

@@ -7,9 +7,32 @@ import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { exposeUri } from './namespace.js';
 
 export function exposeContentUris(result: JsonObject, server: string): JsonObject {
-  if (!Array.isArray(result.content)) return result;
-  const content = mapChanged(result.content, server, exposeBlock);
-  return content === result.content ? result : { ...result, content };
+  // An app's UI named in the result's _meta (MCP Apps): rare, and one property read when absent.
+  const withMeta = result._meta === undefined ? result : exposeAppUris(result, server);
+  if (!Array.isArray(withMeta.content)) return withMeta;
+  const content = mapChanged(withMeta.content, server, exposeBlock);
+  return content === withMeta.content ? withMeta : { ...withMeta, content };
+}
+
+/** MCP Apps' keys naming a tool's UI resource: `_meta.ui.resourceUri`, and the deprecated flat key. */
+const UI_META = 'ui';
+const LEGACY_UI_RESOURCE_URI = 'ui/resourceUri';
+
+/**
+ * A tool (or tool result) whose `_meta` names its app's UI resource, with that URI exposed; every
+ * other `_meta` key (visibility, CSP, permissions, domain) is left as the upstream wrote it.
+ */
+export function exposeAppUris(owner: JsonObject, server: string): JsonObject {
+  const meta = owner._meta;
+  if (!isJsonObject(meta)) return owner;
+  const ui = meta[UI_META];
+  const nested = isJsonObject(ui) && typeof ui.resourceUri === 'string' ? ui : undefined;
+  const legacy = meta[LEGACY_UI_RESOURCE_URI];
+  if (nested === undefined && typeof legacy !== 'string') return owner;
+  const exposed: JsonObject = { ...meta };
+  if (nested !== undefined) exposed[UI_META] = { ...nested, resourceUri: exposeUri(server, nested.resourceUri as string) };
+  if (typeof legacy === 'string') exposed[LEGACY_UI_RESOURCE_URI] = exposeUri(server, legacy);
+  return { ...owner, _meta: exposed };
 }
 
 export function exposePromptUris(result: JsonObject, server: string): JsonObject {

@@ -3,7 +3,8 @@
 // For teams with hundreds of tools, whose models choose worse the more tools they are shown. The
 // search runs over the caller's own view (the endpoint's selection, then policy), so it never
 // reveals a tool the caller could not call; ranking is MiniSearch's (BM25+, prefix and fuzzy
-// matching) over names, titles and descriptions, an index built once per view.
+// matching) over names, titles and descriptions, an index built once per view. A tool of the view
+// may also be called directly (an MCP App calls its own server's tools by name).
 import MiniSearch from 'minisearch';
 import type { ExposedNamedItem } from './catalog-view.js';
 import { rpcErrors } from '../errors.js';
@@ -86,8 +87,17 @@ export function findTools(tools: readonly ExposedNamedItem[], query: string, lim
   return hits.slice(0, limit).flatMap((hit) => {
     const tool = tools[hit.id as number];
     if (!tool) return [];
-    const { name, title, description, inputSchema } = tool.item;
-    return [{ name, ...(title !== undefined && { title }), ...(description !== undefined && { description }), inputSchema: inputSchema ?? { type: 'object' } }];
+    const { name, title, description, inputSchema, _meta } = tool.item;
+    return [
+      {
+        name,
+        ...(title !== undefined && { title }),
+        ...(description !== undefined && { description }),
+        inputSchema: inputSchema ?? { type: 'object' },
+        // A host learns here, as from tools/list, which tool has an app (MCP Apps' `_meta.ui`).
+        ...(_meta !== undefined && { _meta }),
+      },
+    ];
   });
 }
 
@@ -110,8 +120,10 @@ const callSearchTool: MethodHandler = async (params, context) => {
       return callTool(inner, context);
     }
     default:
-      // Only the two tools are offered here; any other name is unknown, listed elsewhere or not.
-      throw rpcErrors.unknownTool(typeof params.name === 'string' ? params.name : String(params.name));
+      // Any other name is a direct call of a tool of the view, by its exposed name or its
+      // upstream's own: an MCP App calls its server's tools so, through its host. The search runs
+      // over the same view and call_tool calls any of it, so nothing more is reachable this way.
+      return callTool(params, context);
   }
 };
 

@@ -17,6 +17,12 @@ export interface NamingRules {
   readonly separator: string;
   /** A server's tool overrides, which may give a tool any name (no prefix). */
   toolsOf(server: string): ToolOverrides | undefined;
+  /**
+   * Whether a shared server's tool is exposed under `name`. Asked only of a tool name that no
+   * session-isolated server's prefix or rename accounts for: when no shared tool has it either, it
+   * may be an upstream's own name (an MCP App's call, routing.ts), which any of them may have.
+   */
+  isSharedTool?(name: string): boolean;
 }
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
@@ -32,7 +38,7 @@ export function neededServers(method: string, params: JsonObject, servers: reado
   switch (method) {
     case 'tools/call':
       if (searchMode && params.name === FIND_TOOLS) return 'all';
-      return byName(params.name, servers, rules, true);
+      return byToolName(params.name, servers, rules);
     case 'prompts/get':
       return byName(params.name, servers, rules, false);
     case 'resources/read':
@@ -48,8 +54,16 @@ export function neededServers(method: string, params: JsonObject, servers: reado
   }
 }
 
+/** byName for a tool, or every server for a name that may be an upstream's own (see NamingRules.isSharedTool). */
+function byToolName(name: unknown, servers: readonly IsolatedServer[], rules: NamingRules): NeededServers {
+  const named = byName(name, servers, rules, true);
+  if (typeof name !== 'string' || rules.isSharedTool === undefined) return named;
+  const namedByPrefixOrRename = named.some((candidate) => servers.find((server) => server.name === candidate)?.prefix !== '');
+  return namedByPrefixOrRename || rules.isSharedTool(name) ? named : 'all';
+}
+
 /** The servers whose exposed names could include `name`: by prefix, unprefixed, or renamed to it. */
-function byName(name: unknown, servers: readonly IsolatedServer[], rules: NamingRules, tool: boolean): NeededServers {
+function byName(name: unknown, servers: readonly IsolatedServer[], rules: NamingRules, tool: boolean): readonly string[] {
   if (typeof name !== 'string') return NO_SERVERS;
   return servers
     .filter((server) => server.prefix === '' || hasPrefix(name, `${server.prefix}${rules.separator}`) || (tool && renamesTo(rules.toolsOf(server.name), name)))

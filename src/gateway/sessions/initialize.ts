@@ -1,6 +1,7 @@
 // What the gateway says at initialize: a protocol version both sides speak, the union of the
 // upstreams' capabilities, and their instructions, each under its server's name.
 import type { JsonObject } from '../../protocol/json.js';
+import { announcedExtensions } from '../../protocol/extensions.js';
 
 /** Newest first: the first is what a client asking for something else is offered. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -33,12 +34,16 @@ export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], se
     const resources = upstream.capabilities.resources as { subscribe?: unknown } | undefined;
     return resources?.subscribe === true;
   });
+  // An extension the gateway passes on (MCP Apps) is announced when an upstream announces it, so
+  // a host sees what it would see talking to that server directly.
+  const extensions = announcedExtensions(upstreams);
   return {
     logging: {},
     ...(has('completions') && { completions: {} }),
     ...(has('tools') && { tools: { listChanged: true } }),
     ...(has('prompts') && { prompts: { listChanged: true } }),
     ...(has('resources') && { resources: { listChanged: true, ...(resourcesSubscribe && { subscribe: true }) } }),
+    ...(extensions !== undefined && { extensions }),
   };
 }
 
