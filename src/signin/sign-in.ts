@@ -9,7 +9,7 @@ import type { JWTVerifyGetKey } from 'jose';
 import { BROKER_CALLBACK_PATH, type SignInConfig } from '../config/sign-in.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
-import { createAuthorizationServer, type ResourceEndpoint } from './authorization-server.js';
+import { createAuthorizationServer, type BuiltInClient, type ResourceEndpoint } from './authorization-server.js';
 import { Consents, mayBeGranted, type ScopesByResource } from './consents.js';
 import { KeyRing } from './key-ring.js';
 import { metadataDocumentFetch, metadataHostAllowed } from './metadata-documents.js';
@@ -25,6 +25,8 @@ export interface SignInOptions {
   readonly config: SignInConfig;
   readonly resources: readonly ResourceEndpoint[];
   readonly store: KeyValueStore;
+  /** The gateway's own clients (the status page): pre-registered and trusted (no consent page). */
+  readonly builtInClients?: readonly BuiltInClient[];
   readonly errorPage: (error: string, description: string) => { readonly html: string; readonly csp: string };
   readonly audit: (event: SignInAuditEvent) => void;
   /** Told when building the authorization server with new keys fails (the old one keeps serving). */
@@ -53,7 +55,7 @@ export interface ConsentRequest {
   readonly scopes: ScopesByResource;
   /** Scopes asked for that this person may not be granted (scopeGrants). */
   readonly withheld: readonly string[];
-  /** The same, by resource: the grant records them as refused, or the authorization would ask again. */
+  /** The same, by resource: the grant records them as rejected, so they are not asked for again. */
   readonly withheldByResource: ScopesByResource;
   /** Trusted client, or everything asked was allowed before: no page. */
   readonly automatic: boolean;
@@ -172,16 +174,18 @@ export class SignIn {
     const details = interaction.prompt.details;
     const grants = this.#options.config.scopeGrants;
     const asked: Record<string, string[]> = {};
-    const withheld: Record<string, string[]> = {};
+    const withheld = new Set<string>();
+    const withheldByResource: Record<string, string[]> = {};
     const keep = (resource: string, scopes: readonly string[]) => {
       const permitted = scopes.filter((scope) => mayBeGranted(scope, person, grants));
       const refused = scopes.filter((scope) => !permitted.includes(scope));
       if (permitted.length > 0) asked[resource] = [...new Set([...(asked[resource] ?? []), ...permitted])];
-      if (refused.length > 0) withheld[resource] = [...new Set([...(withheld[resource] ?? []), ...refused])];
+      if (refused.length > 0) withheldByResource[resource] = [...new Set([...(withheldByResource[resource] ?? []), ...refused])];
+      for (const scope of refused) withheld.add(scope);
     };
     keep('', (details.missingOIDCScope as string[] | undefined) ?? []);
     for (const [resource, scopes] of Object.entries((details.missingResourceScopes as Record<string, string[]> | undefined) ?? {})) keep(resource, scopes);
-    const trusted = this.#options.config.trustedClients.includes(clientId);
+    const trusted = this.#options.config.trustedClients.includes(clientId) || (this.#options.builtInClients ?? []).some((builtIn) => builtIn.clientId === clientId);
     const redirectUri = String(interaction.params.redirect_uri ?? '');
     const fromDocument = (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument === true;
     return {
@@ -191,8 +195,8 @@ export class SignIn {
       verifiedByDocument: fromDocument,
       person,
       scopes: asked,
-      withheld: [...new Set(Object.values(withheld).flat())],
-      withheldByResource: withheld,
+      withheld: [...withheld],
+      withheldByResource,
       automatic: trusted || (await this.#consents.covers(sub, clientId, asked)),
       redirectUri,
     };
@@ -206,8 +210,8 @@ export class SignIn {
       if (resource === '') grant.addOIDCScope(scopes.join(' '));
       else grant.addResourceScope(resource, scopes.join(' '));
     }
-    // Recorded as refused: oidc-provider asks for consent again while a scope asked for is neither
-    // granted nor refused, and the next consent step would withhold it again (a redirect loop).
+    // Withheld scopes are rejected in the grant: otherwise the authorization server finds them still
+    // missing and asks for consent again, in a loop, for a person who may not have them.
     for (const [resource, scopes] of Object.entries(request.withheldByResource)) {
       if (resource === '') grant.rejectOIDCScope(scopes.join(' '));
       else grant.rejectResourceScope(resource, scopes.join(' '));
@@ -256,6 +260,7 @@ export class SignIn {
       fetch: metadataDocumentFetch(config.clientMetadataDocuments) as NonNullable<Configuration['fetch']>,
       allowMetadataHost: (host) => metadataHostAllowed(host, config.clientMetadataDocuments),
       errorPage: this.#options.errorPage,
+      ...(this.#options.builtInClients && { builtInClients: this.#options.builtInClients }),
     });
     signInAuditEvents(provider, this.#options.audit);
     provider.on('server_error', (_ctx: KoaContextWithOIDC, error: unknown) => this.#options.onError(error, 'the authorization server failed a request'));
