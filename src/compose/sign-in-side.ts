@@ -3,6 +3,7 @@
 // and the MCP endpoints it issues tokens for. Built before the HTTP side, whose token check uses
 // its keys.
 import type { Config } from '../config/schema.js';
+import { tokenScopes } from '../config/token-scopes.js';
 import { createRegistrationLimiter } from '../limits/create-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { auditSignIn } from '../observe/audit.js';
@@ -83,14 +84,12 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
 export function resourcesOf(config: Config): ResourceEndpoint[] {
   const auth = config.auth;
   if (auth === undefined) return [];
-  const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
-  const common = [...auth.requiredScopes, ...policyScopes, ...(auth.signIn?.scopes ?? []), ...Object.keys(auth.signIn?.scopeGrants ?? {}), config.admin.scope];
   const origin = new URL(config.server.publicUrl).origin;
   return [
-    { uri: config.server.publicUrl, audience: auth.audience ?? config.server.publicUrl, scopes: [...new Set(common)] },
-    ...Object.values(config.endpoints).map((endpoint) => {
+    { uri: config.server.publicUrl, audience: auth.audience ?? config.server.publicUrl, scopes: tokenScopes(config) },
+    ...Object.entries(config.endpoints).map(([name, endpoint]) => {
       const uri = `${origin}${endpoint.path}`;
-      return { uri, audience: endpoint.audience ?? uri, scopes: [...new Set([...common, ...endpoint.requiredScopes])] };
+      return { uri, audience: endpoint.audience ?? uri, scopes: tokenScopes(config, name) };
     }),
   ];
 }

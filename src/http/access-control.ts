@@ -2,6 +2,7 @@
 // authentication, rate limit, and the RFC 9728 metadata route. The composition root builds this
 // once and hands it to createApp, which puts each piece in its place in the middleware order.
 import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
+import { tokenScopes } from '../config/token-scopes.js';
 import type { Config } from '../config/schema.js';
 import { resourceMetadataUrl } from '../auth/challenge.js';
 import { createResourceServerVerifier } from '../auth/resource-server-verifier.js';
@@ -93,9 +94,9 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
           ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
           onIntrospectionUnavailable: (error) => logger.warn({ err: error.message }, 'tokens cannot be introspected: requests whose token needs introspection get 503'),
         });
-  const policyScopes = config.policy?.rules.flatMap((rule) => rule.when.scopes ?? []) ?? [];
-  const signInScopes = auth.signIn?.scopes ?? [];
-  const scopesSupported = [...new Set([...auth.requiredScopes, ...policyScopes, ...signInScopes])];
+  const scopesSupported = tokenScopes(config);
+  // In sign-in mode a 401 names every scope the endpoint's tokens may carry (see bearer-auth.ts).
+  const challengeScopes = (endpoint?: string) => (auth.signIn ? { challengeScopes: tokenScopes(config, endpoint) } : {});
   const authorizationServers = auth.authorizationServers ?? [issuer];
   // Each endpoint is a resource of its own: its canonical URI is publicUrl's origin with its path,
   // and a token must be for it (one for another endpoint, or for server.path, is refused here).
@@ -104,9 +105,9 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   for (const [name, endpoint] of Object.entries(config.endpoints)) {
     const resource = `${publicOrigin}${endpoint.path}`;
     const requiredScopes = [...new Set([...auth.requiredScopes, ...endpoint.requiredScopes])];
-    const supported = [...new Set([...requiredScopes, ...policyScopes, ...signInScopes])];
+    const supported = tokenScopes(config, name);
     endpoints.set(name, {
-      auth: bearerAuth({ verifier: verifier.withAudience(endpoint.audience ?? resource), resourceMetadata: resourceMetadataUrl(resource), requiredScopes, onRefused }),
+      auth: bearerAuth({ verifier: verifier.withAudience(endpoint.audience ?? resource), resourceMetadata: resourceMetadataUrl(resource), requiredScopes, ...challengeScopes(name), onRefused }),
       wellKnown: {
         metadata: {
           resource,
@@ -122,7 +123,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   }
   return {
     origin,
-    auth: bearerAuth({ verifier, resourceMetadata, requiredScopes: auth.requiredScopes, onRefused }),
+    auth: bearerAuth({ verifier, resourceMetadata, requiredScopes: auth.requiredScopes, ...challengeScopes(), onRefused }),
     ...(limit && { rateLimit: limit }),
     wellKnown: {
       metadata: {

@@ -127,7 +127,9 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
           ...(options.tracing && { tracing: options.tracing }),
           unavailable,
         },
-        options.signIn ? signInListener({ ...options.signIn, recorder, logger: options.logger }, next) : next,
+        options.signIn
+          ? signInListener({ ...options.signIn, recorder, logger: options.logger, ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }) }, next)
+          : next,
       ),
   };
 }

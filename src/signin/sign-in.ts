@@ -220,7 +220,7 @@ export class SignIn {
     if (claims.length > 0) grant.addOIDCClaims(claims);
     const grantId = await grant.save();
     await this.#consents.remember(request.person.sub, request.clientId, request.scopes);
-    this.#options.audit({ event: automatic ? 'consent-automatic' : 'consented', sub: request.person.sub, clientId: request.clientId, scopes: Object.values(request.scopes).flat() });
+    this.#options.audit({ event: automatic ? 'consent-automatic' : 'consented', sub: request.person.sub, clientId: request.clientId, scopes: [...new Set(Object.values(request.scopes).flat())] });
     return grantId;
   }
 

@@ -16,12 +16,19 @@ describe.skipIf(skipWithoutChromium())("groups from the team's provider, under p
   beforeAll(async () => {
     team = await startSignInTeam();
     signIn = await team.startGateway(
-      // No required scope, so clients ask for what the resource metadata lists: `mcp` and `deploy`,
-      // the latter only for people in `ops`.
-      { scopes: ['mcp', 'deploy'], scopeGrants: { deploy: { groups: ['ops'] } } },
-      { policy: { default: 'deny', rules: [{ when: { claims: { groups: 'eng' } }, allow: ['everything/*'] }] } },
+      // `mcp` is required; the 401's challenge still names every scope a token may carry, so
+      // clients ask for `deploy` too, which only people in `ops` are granted.
+      { scopeGrants: { deploy: { groups: ['ops'] } } },
+      { auth: { requiredScopes: ['mcp'] }, policy: { default: 'deny', rules: [{ when: { claims: { groups: 'eng' } }, allow: ['everything/*'] }] } },
     );
   }, 60_000);
+
+  it('names every scope a token may carry in the challenge, not only the required one', async () => {
+    const response = await fetch(signIn.gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(response.status).toBe(401);
+    const scope = /scope="([^"]*)"/.exec(response.headers.get('www-authenticate') ?? '')?.[1]?.split(' ');
+    expect(scope).toEqual(expect.arrayContaining(['mcp', 'deploy', 'switchboard:admin']));
+  });
 
   afterAll(async () => {
     await team?.close();

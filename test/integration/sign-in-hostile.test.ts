@@ -415,6 +415,23 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
     }
   }, TEST_TIMEOUT_MS);
 
+  it('counts authorization requests per address under limits.requestsPerMinute: 429 past it, and the other endpoints are not counted', async () => {
+    const limited = await startSignInGateway({}, { limits: { requestsPerMinute: 2 } });
+    try {
+      const clientId = await registerClient(`${limited.origin}/oauth/register`, callback.redirectUrl);
+      const { challenge } = pkce();
+      const url = authorizationUrl(`${limited.origin}/oauth/authorize`, { client_id: clientId, redirect_uri: callback.redirectUrl, code_challenge: challenge, code_challenge_method: 'S256' });
+      const statuses = [];
+      for (let attempt = 0; attempt < 3; attempt++) statuses.push((await fetch(url, { redirect: 'manual' })).status);
+      expect(statuses.slice(0, 2).every((status) => status === 303 || status === 302)).toBe(true);
+      expect(statuses[2]).toBe(429);
+      // The metadata (and the token endpoint) still answer: only what stores state for anyone is counted.
+      expect((await fetch(`${limited.origin}/.well-known/oauth-authorization-server`)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  }, TEST_TIMEOUT_MS);
+
   describe('the consent form', () => {
     /** The consent page of a fresh client, opened and signed in; its form's action and token. */
     async function consentForm(): Promise<{ clientId: string; action: string; formToken: string }> {

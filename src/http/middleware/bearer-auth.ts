@@ -17,6 +17,12 @@ export interface BearerAuthOptions {
   /** The RFC 9728 metadata URL named in every challenge. */
   readonly resourceMetadata: string;
   readonly requiredScopes?: readonly string[];
+  /**
+   * The scopes a 401's challenge asks the client to request; default requiredScopes. In sign-in
+   * mode every scope a token for the endpoint may carry: clients ask for what the challenge names,
+   * and a scope never asked for (a policy's, the admin scope) is never granted.
+   */
+  readonly challengeScopes?: readonly string[];
   readonly onRefused?: RefusalListener;
 }
 
@@ -41,7 +47,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 /** Longer than any real access token; a bigger header is not worth a regular expression's time. */
 const MAX_HEADER_LENGTH = 16 * 1024;
 
-export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], onRefused }: BearerAuthOptions): BearerAuth {
+export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], challengeScopes = requiredScopes, onRefused }: BearerAuthOptions): BearerAuth {
   if (!/^https?:\/\//.test(resourceMetadata)) throw new Error('bearerAuth: resourceMetadata must be an http(s) URL');
   if (requiredScopes.some((scope) => scope === '' || /\s/.test(scope))) throw new Error('bearerAuth: a scope is a word without spaces');
 
@@ -67,13 +73,13 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'missing-token', status: 401 }));
         return {
           ...catalogueRefusal('Unauthorized', 'this endpoint needs a bearer token'),
-          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes }) },
+          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: challengeScopes }) },
         };
       case 'malformed':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: 'not a Bearer token', status: 401 }));
         return {
           ...catalogueRefusal('Unauthorized', 'the Authorization header must be "Bearer <token>"'),
-          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_request' }) },
+          headers: { ...unread, 'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: challengeScopes, error: 'invalid_request' }) },
         };
       case 'invalid':
         report(onRefused, () => refusalEvent(head, { outcome: 'unauthenticated', reason: 'invalid-token', detail: problem.detail, status: 401 }));
@@ -81,7 +87,7 @@ export function bearerAuth({ verifier, resourceMetadata, requiredScopes = [], on
           ...catalogueRefusal('Unauthorized', problem.detail),
           headers: {
             ...unread,
-            'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: requiredScopes, error: 'invalid_token', errorDescription: problem.detail }),
+            'WWW-Authenticate': bearerChallenge({ resourceMetadata, scope: challengeScopes, error: 'invalid_token', errorDescription: problem.detail }),
           },
         };
       case 'unavailable':

@@ -13,6 +13,8 @@ import type { SignIn } from '../../signin/sign-in.js';
 type Provider = SignIn['provider'];
 import { SignInRefusedError, TeamProviderError } from '../../signin/team-provider.js';
 import type { RequestRecorder } from '../middleware/observe-requests.js';
+import type { RateLimitCheck } from '../middleware/rate-limit.js';
+import type { Refusal, RequestHead } from '../request-head.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-id.js';
 import { pathOf } from '../fast-path/post-listener.js';
 import { consentPage, errorPage, type RenderedPage } from './pages.js';
@@ -25,6 +27,11 @@ export interface SignInListenerOptions {
   readonly logger: Logger;
   /** Registrations per client address (auth.signIn.registration.perMinutePerAddress). */
   readonly registrations: RateLimiter;
+  /**
+   * `limits.requestsPerMinute` per client address, when set, for authorization requests: each
+   * stores an interaction for ten minutes, whoever sends it.
+   */
+  readonly rateLimit?: RateLimitCheck;
 }
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -60,12 +67,31 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
     // the issuer's, whatever the ingress in front wrote or did not write.
     request.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
     request.headers['x-forwarded-host'] = issuer.host;
-    serve(request, response, path).catch((error: unknown) => {
-      options.logger.error({ err: error, requestId, path }, 'sign-in request failed');
-      if (!response.headersSent) sendPage(response, 500, errorPage('server_error', 'Something went wrong on the gateway. Try again from your MCP client.'));
-      else response.destroy();
-    });
+    limited(request, path)
+      .then((refusal) => (refusal ? refuseOver(response, refusal) : serve(request, response, path)))
+      .catch((error: unknown) => {
+        options.logger.error({ err: error, requestId, path }, 'sign-in request failed');
+        if (!response.headersSent) sendPage(response, 500, errorPage('server_error', 'Something went wrong on the gateway. Try again from your MCP client.'));
+        else response.destroy();
+      });
   };
+
+  /** Only the authorization endpoint is counted: it is the one that stores state for anyone who asks. */
+  async function limited(request: IncomingMessage, path: string): Promise<Refusal | undefined> {
+    if (options.rateLimit === undefined || !isAuthorizationPath(path)) return undefined;
+    const head: RequestHead = {
+      method: request.method ?? 'GET',
+      path,
+      header: (name) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      requestId: undefined,
+      clientAddress: () => request.socket.remoteAddress ?? 'unknown',
+      bodyUnread: () => false,
+    };
+    return options.rateLimit(head, undefined);
+  }
 
   async function serve(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
     const { signIn } = options;
@@ -160,8 +186,23 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
  * trailing slash, so `/oauth/Register/` registers too, and must not get past the guard.
  */
 export function isRegistrationPath(path: string): boolean {
-  const routed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return routed.toLowerCase() === ROUTES.registration;
+  return routedPath(path) === ROUTES.registration;
+}
+
+/** The same for the authorization endpoint (and its resume path, `/oauth/authorize/<uid>`). */
+function isAuthorizationPath(path: string): boolean {
+  const routed = routedPath(path);
+  return routed === ROUTES.authorization || routed.startsWith(`${ROUTES.authorization}/`);
+}
+
+function routedPath(path: string): string {
+  return (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+}
+
+/** The rate limit's 429, as an OAuth error (RFC 6749 section 5.2's shape) with Retry-After. */
+function refuseOver(response: ServerResponse, refusal: Refusal): void {
+  response.writeHead(refusal.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...refusal.headers });
+  response.end(JSON.stringify({ error: 'too_many_requests', error_description: refusal.message }));
 }
 
 function sendPage(response: ServerResponse, status: number, page: RenderedPage): void {
