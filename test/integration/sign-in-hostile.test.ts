@@ -336,6 +336,19 @@ describe.skipIf(skipWithoutChromium())('sign-in mode against hostile input', () 
     }
   }, TEST_TIMEOUT_MS);
 
+  it('revokes a refresh token at /oauth/revoke (RFC 7009): it no longer refreshes, and the revocation is audited', async () => {
+    const { clientId, refreshToken } = await freshTokens();
+    const revoked = await fetch(server.endpoints.revocation, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: clientId }),
+    });
+    expect(revoked.status).toBe(200);
+    const refreshed = await tokenRequest(server.endpoints.token, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(signInAuditLines(server.gateway, 'token-revoked')).toContainEqual(expect.objectContaining({ clientId }));
+  }, TEST_TIMEOUT_MS);
+
   describe('registration', () => {
     const registered = () => signInAuditLines(server.gateway, 'client-registered').length;
 
