@@ -13,6 +13,8 @@ export interface TeamIdpStore {
   readonly adapter: new (model: string) => Adapter;
   /** Writes a model's record directly, as registration would (used for clients added later). */
   put(model: string, id: string, payload: AdapterPayload): void;
+  /** Forgets every grant and its tokens, as an administrator revoking everyone's sessions would. */
+  revokeAllGrants(): void;
 }
 
 export function teamIdpStore(): TeamIdpStore {
@@ -59,5 +61,8 @@ export function teamIdpStore(): TeamIdpStore {
   return {
     adapter: MapAdapter,
     put: (model, id, payload) => modelMap(model).set(id, { payload, expiresAt: undefined }),
+    revokeAllGrants: () => {
+      for (const model of ['Grant', 'AccessToken', 'RefreshToken', 'AuthorizationCode', 'Session']) modelMap(model).clear();
+    },
   };
 }

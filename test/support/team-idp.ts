@@ -77,6 +77,8 @@ export interface TeamIdp {
   readonly received: TeamIdpReceived;
   /** Registers one more confidential client (e.g. once the gateway's port, in its callback, is known). */
   addClient(client: TeamIdpClient): void;
+  /** Forgets every grant and token, as an administrator revoking everyone's sessions would. */
+  revokeAllGrants(): void;
   stop(): Promise<void>;
 }
 
@@ -212,6 +214,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
     tenantId,
     received,
     addClient: (client) => store.put('Client', client.client_id, clientMetadata(client)),
+    revokeAllGrants: () => store.revokeAllGrants(),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

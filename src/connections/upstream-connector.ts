@@ -1,0 +1,280 @@
+// One upstream server's connections: each person's own account there, connected by an
+// authorization code flow of Switchboard's (openid-client; PKCE S256, `state` bound to the person
+// and the server, RFC 8707 `resource` on the authorization request, the code exchange and every
+// refresh), kept per (person, server) sealed in the store, refreshed before it expires by one
+// replica at a time, revoked on disconnect.
+//
+// The connect link a person is given is single-use, short-lived and bound to them: `begin` takes it
+// only for the same person signed in in the browser, and `complete` hands the tokens only to the
+// person whose `state` it is.
+import { createHash, randomBytes } from 'node:crypto';
+import * as oidc from 'openid-client';
+import type { TokenSealer } from '../credentials/token-sealing.js';
+import type { KeyValueStore } from '../session/key-value.js';
+import { discoverUpstreamAuthorization, UpstreamAuthorizationError, type UpstreamAuthorization } from './authorization-discovery.js';
+import { upstreamClient, type UpstreamClient } from './client-registration.js';
+
+export interface ConnectionRecord {
+  readonly accessToken: string;
+  readonly refreshToken?: string;
+  /** Epoch ms; absent: the server gave no lifetime. */
+  readonly expiresAt?: number;
+  readonly scope?: string;
+  readonly connectedAt: number;
+  /** invalid_grant on refresh: the person must connect again. */
+  readonly needsReconnect?: true;
+}
+
+/** The person has no usable connection to the server: they must open a connect link. */
+export class ConnectionNeededError extends Error {
+  constructor(
+    readonly server: string,
+    readonly reason: 'not-connected' | 'needs-reconnect',
+  ) {
+    super(reason === 'not-connected' ? `you have not connected your account on ${server}` : `your connection to ${server} has expired and must be renewed`);
+    this.name = 'ConnectionNeededError';
+  }
+}
+
+/** A connect link or callback that is not this person's, expired, or used. */
+export class ConnectRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectRefusedError';
+  }
+}
+
+export interface UpstreamConnectorOptions {
+  readonly server: string;
+  readonly url: string;
+  readonly store: KeyValueStore;
+  readonly sealer: TokenSealer;
+  /** Switchboard's public origin: connect links and the callback live there. */
+  readonly publicOrigin: string;
+  readonly scopes?: readonly string[];
+  readonly authorizationServer?: string;
+  readonly client?: { readonly clientId: string; readonly clientSecret?: string };
+  readonly timeoutMs: number;
+  readonly now?: () => number;
+}
+
+export const CONNECT_PATH = '/connections/connect';
+export const CONNECT_CALLBACK_PATH = '/connections/callback';
+export const CLIENT_METADATA_PATH = '/connections/client-metadata.json';
+const LINK_SECONDS = 600;
+/** Refresh this long before expiry, so a call never carries a token about to lapse. */
+const REFRESH_AHEAD_MS = 60_000;
+const REFRESH_LOCK_SECONDS = 15;
+
+export class UpstreamConnector {
+  readonly server: string;
+  readonly #options: UpstreamConnectorOptions;
+  #prepared: Promise<{ authorization: UpstreamAuthorization; client: UpstreamClient; configuration: oidc.Configuration }> | undefined;
+  readonly #refreshing = new Map<string, Promise<ConnectionRecord>>();
+
+  constructor(options: UpstreamConnectorOptions) {
+    this.#options = options;
+    this.server = options.server;
+  }
+
+  /** A link for `sub` to open in their browser; single-use, valid 10 minutes. */
+  async connectLink(sub: string): Promise<string> {
+    const id = randomBytes(24).toString('base64url');
+    const key = `link:${id}`;
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server }), key), LINK_SECONDS);
+    return `${this.#options.publicOrigin}${CONNECT_PATH}/${id}`;
+  }
+
+  /** The browser opened a link: where to send it at the upstream's authorization server. */
+  async begin(linkId: string, browserSub: string): Promise<string> {
+    // Read, checked, then taken: someone else opening the link cannot use it up.
+    const link = await this.#openSealed<{ sub: string; server: string }>(`link:${linkId}`, false);
+    if (link === undefined) throw new ConnectRefusedError('this connect link has expired or was already used; ask for the tool again to get a new one');
+    if (link.sub !== browserSub || link.server !== this.server) throw new ConnectRefusedError('this connect link was made for someone else: sign in as the person it was given to');
+    if ((await this.#openSealed(`link:${linkId}`, true)) === undefined) throw new ConnectRefusedError('this connect link was just used; ask for the tool again to get a new one');
+    const { authorization, configuration } = await this.#prepare();
+    const state = oidc.randomState();
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const key = `state:${state}`;
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier }), key), LINK_SECONDS);
+    const scopes = this.#options.scopes ?? authorization.scopesSupported;
+    return oidc.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.#redirectUri,
+      response_type: 'code',
+      ...(scopes.length > 0 && { scope: scopes.join(' ') }),
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      resource: authorization.resource,
+    }).href;
+  }
+
+  /** The upstream's authorization server sent the browser back. */
+  async complete(callback: URL, browserSub: string): Promise<void> {
+    const state = callback.searchParams.get('state') ?? '';
+    const pending = await this.#openSealed<{ sub: string; server: string; codeVerifier: string }>(`state:${state}`, true);
+    if (pending === undefined || pending.server !== this.server) throw new ConnectRefusedError('this connection attempt has expired or was already completed; ask for the tool again');
+    if (pending.sub !== browserSub) throw new ConnectRefusedError('this connection was started by someone else: it is not completed for you');
+    const { authorization, configuration } = await this.#prepare();
+    const tokens = await oidc.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: pending.codeVerifier, expectedState: state }, { resource: authorization.resource });
+    await this.#save(pending.sub, recordOf(tokens, this.#now()));
+  }
+
+  /** The person's access token for the upstream, refreshed first when it is about to expire. */
+  async accessToken(sub: string): Promise<string> {
+    const record = await this.#load(sub);
+    if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
+    if (record.needsReconnect) throw new ConnectionNeededError(this.server, 'needs-reconnect');
+    if (record.expiresAt === undefined || record.expiresAt - REFRESH_AHEAD_MS > this.#now()) return record.accessToken;
+    if (record.refreshToken === undefined) throw new ConnectionNeededError(this.server, 'needs-reconnect');
+    return (await this.#refresh(sub)).accessToken;
+  }
+
+  async status(sub: string): Promise<'connected' | 'needs-reconnect' | 'not-connected'> {
+    const record = await this.#load(sub);
+    return record === undefined ? 'not-connected' : record.needsReconnect ? 'needs-reconnect' : 'connected';
+  }
+
+  /** Forgets the connection, revoking its tokens at the provider when it offers revocation. */
+  async disconnect(sub: string): Promise<void> {
+    const record = await this.#load(sub);
+    await this.#options.store.delete(this.#recordKey(sub));
+    if (record === undefined) return;
+    const { authorization, configuration } = await this.#prepare();
+    if (authorization.server.revocation_endpoint === undefined) return;
+    for (const token of [record.refreshToken, record.accessToken]) {
+      if (token !== undefined) await oidc.tokenRevocation(configuration, token).catch(() => {});
+    }
+  }
+
+  get #redirectUri(): string {
+    return `${this.#options.publicOrigin}${CONNECT_CALLBACK_PATH}`;
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  /** One refresh at a time: per process by a shared promise, across replicas by a lock in the store. */
+  #refresh(sub: string): Promise<ConnectionRecord> {
+    let running = this.#refreshing.get(sub);
+    if (running === undefined) {
+      running = this.#refreshAcrossReplicas(sub).finally(() => this.#refreshing.delete(sub));
+      this.#refreshing.set(sub, running);
+    }
+    return running;
+  }
+
+  async #refreshAcrossReplicas(sub: string): Promise<ConnectionRecord> {
+    const lock = `refresh-lock:${digest(`${this.server}\n${sub}`)}`;
+    const deadline = this.#now() + REFRESH_LOCK_SECONDS * 1000;
+    while (!(await this.#options.store.setIfAbsent(lock, '1', REFRESH_LOCK_SECONDS))) {
+      // Another replica refreshes: its result is the record, once written.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const record = await this.#load(sub);
+      if (record !== undefined && (record.needsReconnect || (record.expiresAt ?? Infinity) - REFRESH_AHEAD_MS > this.#now())) return this.#usable(record);
+      if (this.#now() > deadline) throw new UpstreamAuthorizationError(`refreshing the connection to ${this.server} took too long`);
+    }
+    try {
+      const record = await this.#load(sub);
+      if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
+      // Refreshed by another replica between our read and the lock.
+      if (record.needsReconnect || (record.expiresAt ?? Infinity) - REFRESH_AHEAD_MS > this.#now()) return this.#usable(record);
+      const { authorization, configuration } = await this.#prepare();
+      let tokens;
+      try {
+        tokens = await oidc.refreshTokenGrant(configuration, record.refreshToken ?? '', { resource: authorization.resource });
+      } catch (error) {
+        if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
+          await this.#save(sub, { ...record, needsReconnect: true });
+          throw new ConnectionNeededError(this.server, 'needs-reconnect');
+        }
+        throw error;
+      }
+      const refreshed = recordOf(tokens, this.#now(), record);
+      await this.#save(sub, refreshed);
+      return refreshed;
+    } finally {
+      await this.#options.store.delete(lock);
+    }
+  }
+
+  #usable(record: ConnectionRecord): ConnectionRecord {
+    if (record.needsReconnect) throw new ConnectionNeededError(this.server, 'needs-reconnect');
+    return record;
+  }
+
+  #prepare(): Promise<{ authorization: UpstreamAuthorization; client: UpstreamClient; configuration: oidc.Configuration }> {
+    this.#prepared ??= (async () => {
+      const options = this.#options;
+      const authorization = await discoverUpstreamAuthorization({
+        url: options.url,
+        timeoutMs: options.timeoutMs,
+        ...(options.authorizationServer !== undefined && { authorizationServer: options.authorizationServer }),
+      });
+      const loopback = new URL(authorization.server.issuer).protocol === 'http:';
+      const client = await upstreamClient({
+        server: options.server,
+        as: authorization.server,
+        configured: options.client,
+        metadataDocumentUrl: options.publicOrigin.startsWith('https:') ? `${options.publicOrigin}${CLIENT_METADATA_PATH}` : undefined,
+        redirectUri: this.#redirectUri,
+        clientName: `Switchboard (${new URL(options.publicOrigin).host})`,
+        store: options.store,
+        sealer: options.sealer,
+        timeoutMs: options.timeoutMs,
+        allowInsecureLoopback: loopback,
+      });
+      const configuration = new oidc.Configuration(
+        authorization.server as oidc.ServerMetadata,
+        client.clientId,
+        undefined,
+        client.clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(client.clientSecret),
+      );
+      if (loopback) oidc.allowInsecureRequests(configuration);
+      configuration.timeout = Math.ceil(options.timeoutMs / 1000);
+      return { authorization, client, configuration };
+    })().catch((error: unknown) => {
+      this.#prepared = undefined;
+      throw error;
+    });
+    return this.#prepared;
+  }
+
+  #recordKey(sub: string): string {
+    return `connection:${digest(`${this.server}\n${sub}`)}`;
+  }
+
+  async #load(sub: string): Promise<ConnectionRecord | undefined> {
+    const key = this.#recordKey(sub);
+    const sealed = await this.#options.store.get(key);
+    const plain = sealed === undefined ? undefined : this.#options.sealer.open(sealed, key);
+    return plain === undefined ? undefined : (JSON.parse(plain) as ConnectionRecord);
+  }
+
+  async #save(sub: string, record: ConnectionRecord): Promise<void> {
+    const key = this.#recordKey(sub);
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify(record), key));
+  }
+
+  async #openSealed<T>(key: string, take: boolean): Promise<T | undefined> {
+    const sealed = take ? await this.#options.store.take(key) : await this.#options.store.get(key);
+    const plain = sealed === undefined ? undefined : this.#options.sealer.open(sealed, key);
+    return plain === undefined ? undefined : (JSON.parse(plain) as T);
+  }
+}
+
+function recordOf(tokens: oidc.TokenEndpointResponse, now: number, before?: ConnectionRecord): ConnectionRecord {
+  const refreshToken = tokens.refresh_token ?? before?.refreshToken;
+  return {
+    accessToken: tokens.access_token,
+    ...(refreshToken !== undefined && { refreshToken }),
+    ...(typeof tokens.expires_in === 'number' && { expiresAt: now + tokens.expires_in * 1000 }),
+    ...((tokens.scope ?? before?.scope) !== undefined && { scope: tokens.scope ?? before?.scope }),
+    connectedAt: before?.connectedAt ?? now,
+  };
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
+}
