@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { LazyTokenCache } from '../credentials/lazy-token-cache.js';
 import { tokenExchangeSource } from '../credentials/exchange-source.js';
 import { CredentialSources } from '../credentials/sources.js';
+import { connectionSource } from '../credentials/connection-source.js';
 import type { AccessPolicy } from '../gateway/catalogue/access.js';
 import { Catalog } from '../gateway/catalogue/catalog.js';
 import type { ItemFilter } from '../gateway/catalogue/filter-view.js';
@@ -30,6 +31,7 @@ import { SupervisedUpstream } from '../upstream/supervised-upstream.js';
 import type { SuppliedTransports } from '../upstream/supplied-transports.js';
 import type { ConfigInForce } from './config-in-force.js';
 import { serverViews, type ServerViews } from './server-views.js';
+import { connectionsSide, type ConnectionsSide } from './connections-side.js';
 
 export interface GatewayCore {
   readonly sessions: SessionBackend;
@@ -46,6 +48,8 @@ export interface GatewayCore {
   readonly gateway: Gateway;
   readonly parked: ParkedCalls;
   readonly modern: ModernAdapter;
+  /** People's connections to servers with credentials.connection. */
+  readonly connections: ConnectionsSide;
 }
 
 export interface GatewayCoreDeps {
@@ -63,9 +67,11 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   const onAuthChallenge = (server: string, status: number) => metrics.countAuthChallenge(server, status);
   const upstreams = new UpstreamPool(config, logger, (name, server, log) => new SupervisedUpstream(name, server, log, { onAuthChallenge, suppliedTransports: upstreamTransports }));
   const tokenCache = new LazyTokenCache(config, logger);
+  const connections = connectionsSide(config);
   const credentials = new CredentialSources({
     logger,
     tokenExchange: (name, exchange) => tokenExchangeSource(name, exchange, tokenCache.get(), { logger }),
+    connection: (name, url, connection) => connectionSource(connections.connectors.of(name, url, connection)),
   });
   const views = serverViews(live, upstreams, credentials);
   const pinning = new ToolPinning({
@@ -116,7 +122,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   gateway.start();
   const { parked, modern } = startModernAdapter(config, sessions, gateway, logger);
   upstreams.onChange((changes) => gateway.upstreamsChanged(changes));
-  return { sessions, upstreams, tokenCache, views, pinning, catalog, serverLimits, metrics, rates, accessPolicy, endpointSelections, gateway, parked, modern };
+  return { sessions, upstreams, tokenCache, views, pinning, catalog, serverLimits, metrics, rates, accessPolicy, endpointSelections, gateway, parked, modern, connections };
 }
 
 /** The session store, event log and bus: memory, or Redis (one URL or a Sentinel group). */

@@ -69,10 +69,38 @@ const perUser = z
   .strict()
   .describe('A secret per caller, read from a file named after a token claim: for HTTP and stdio upstreams.');
 
+// Each person connects their own account at the upstream's OAuth authorization server
+// (src/connections/): for hosted MCP servers that sign people in themselves (GitHub, Linear, Notion).
+const connection = z
+  .object({
+    authorizationServer: z
+      .url({ protocol: /^https?$/, error: 'must be an https URL (http only on loopback)' })
+      .optional()
+      .describe("The upstream's authorization server (its issuer URL); default: what its protected resource metadata (RFC 9728) names."),
+    scopes: z
+      .array(z.string().regex(/^\S+$/, 'a scope is a word without spaces'))
+      .optional()
+      .describe("Scopes asked for when a person connects; default the `scopes_supported` of the upstream's protected resource metadata."),
+    client: z
+      .object({
+        clientId: z.string().min(1).describe("Switchboard's client ID at the upstream's authorization server."),
+        clientSecret: z.string().min(1).optional().describe('Its secret, from `${VAR}`; absent: a public client (PKCE only).'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'A client registered by hand at the upstream (redirect URI `<server.publicUrl origin>/connections/callback`), for servers without registration (GitHub OAuth apps). Absent: a client ID metadata document, else dynamic registration.',
+      ),
+    timeoutMs: lenientNumber(z.number().int().positive().max(60_000)).default(10_000).describe("How long a request to the upstream's authorization server may take."),
+  })
+  .strict()
+  .describe('Each person connects their own account on the upstream (OAuth authorization code with PKCE), when first asked, by a link the gateway gives them; HTTP upstreams only.');
+
 export const credentialsSection = z
   .object({
     tokenExchange: tokenExchange.optional(),
     perUser: perUser.optional(),
+    connection: connection.optional(),
     // A caller without a credential: the server's items are left out of their lists, or listed
     // and answered with an error that says what is missing.
     whenMissing: z
@@ -81,15 +109,16 @@ export const credentialsSection = z
       .describe("A caller without a credential: `error` lists the server's tools and answers a call with an error saying what is missing; `hide` leaves the server out of their lists."),
   })
   .strict()
-  .describe('Each caller reaches the upstream as themself: exactly one of `tokenExchange` and `perUser`. Needs `auth` and `isolation: session`.')
+  .describe('Each caller reaches the upstream as themself: exactly one of `tokenExchange`, `perUser` and `connection`. Needs `auth` and `isolation: session`.')
   .superRefine((credentials, ctx) => {
-    const given = (credentials.tokenExchange ? 1 : 0) + (credentials.perUser ? 1 : 0);
-    if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of tokenExchange and perUser' });
+    const given = (credentials.tokenExchange ? 1 : 0) + (credentials.perUser ? 1 : 0) + (credentials.connection ? 1 : 0);
+    if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of tokenExchange, perUser and connection' });
   });
 
 export type CredentialsConfig = z.output<typeof credentialsSection>;
 export type TokenExchangeConfig = z.output<typeof tokenExchange>;
 export type PerUserConfig = z.output<typeof perUser>;
+export type ConnectionConfig = z.output<typeof connection>;
 
 /** perUser's header and format for an HTTP upstream, with their defaults filled in. */
 export function perUserHeader(config: PerUserConfig): { name: string; format: string } {
@@ -128,6 +157,10 @@ export function credentialProblems(config: ConfigFacts): PathProblem[] {
             : 'must be "session" for per-user credentials: an upstream session is never shared between callers',
       });
     }
+    if (credentials.connection) exchanges = true;
+    if (credentials.connection && server.kind === 'stdio') {
+      problems.push({ path: at('credentials', 'connection'), message: 'is for HTTP servers: the person\'s token is sent as their bearer token' });
+    }
     if (credentials.tokenExchange) {
       exchanges = true;
       if (server.kind === 'stdio') problems.push({ path: at('credentials', 'tokenExchange'), message: 'is for HTTP servers (the token is their bearer token); a stdio server takes perUser with env' });
@@ -146,7 +179,7 @@ export function credentialProblems(config: ConfigFacts): PathProblem[] {
   if (exchanges && config.store === 'redis' && config.credentialKey === undefined) {
     problems.push({
       path: ['sessions', 'credentialKey'],
-      message: 'required when a server uses tokenExchange with the Redis store: exchanged tokens are shared between replicas sealed with this key (at least 32 characters, the same on every replica, e.g. "${SWITCHBOARD_CREDENTIAL_KEY}")',
+      message: 'required when a server uses tokenExchange or connection with the Redis store: its tokens are shared between replicas sealed with this key (at least 32 characters, the same on every replica, e.g. "${SWITCHBOARD_CREDENTIAL_KEY}")',
     });
   }
   return problems;

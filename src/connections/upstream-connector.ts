@@ -7,7 +7,7 @@
 // The connect link a person is given is single-use, short-lived and bound to them: `begin` takes it
 // only for the same person signed in in the browser, and `complete` hands the tokens only to the
 // person whose `state` it is.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
@@ -77,18 +77,22 @@ export class UpstreamConnector {
     this.server = options.server;
   }
 
-  /** A link for `sub` to open in their browser; single-use, valid 10 minutes. */
-  async connectLink(sub: string): Promise<string> {
+  /**
+   * A link for `sub` to open in their browser; single-use, valid 10 minutes. `elicitationId` names
+   * the request to connect in the client's eyes; `complete` gives it back for the notification.
+   */
+  async connectLink(sub: string): Promise<{ readonly url: string; readonly elicitationId: string }> {
     const id = randomBytes(24).toString('base64url');
+    const elicitationId = randomUUID();
     const key = `link:${id}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server }), key), LINK_SECONDS);
-    return `${this.#options.publicOrigin}${CONNECT_PATH}/${id}`;
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server, elicitationId }), key), LINK_SECONDS);
+    return { url: `${this.#options.publicOrigin}${CONNECT_PATH}/${id}`, elicitationId };
   }
 
   /** The browser opened a link: where to send it at the upstream's authorization server. */
   async begin(linkId: string, browserSub: string): Promise<string> {
     // Read, checked, then taken: someone else opening the link cannot use it up.
-    const link = await this.#openSealed<{ sub: string; server: string }>(`link:${linkId}`, false);
+    const link = await this.#openSealed<{ sub: string; server: string; elicitationId: string }>(`link:${linkId}`, false);
     if (link === undefined) throw new ConnectRefusedError('this connect link has expired or was already used; ask for the tool again to get a new one');
     if (link.sub !== browserSub || link.server !== this.server) throw new ConnectRefusedError('this connect link was made for someone else: sign in as the person it was given to');
     if ((await this.#openSealed(`link:${linkId}`, true)) === undefined) throw new ConnectRefusedError('this connect link was just used; ask for the tool again to get a new one');
@@ -96,7 +100,7 @@ export class UpstreamConnector {
     const state = oidc.randomState();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const key = `state:${state}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier }), key), LINK_SECONDS);
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier, elicitationId: link.elicitationId }), key), LINK_SECONDS);
     const scopes = this.#options.scopes ?? authorization.scopesSupported;
     return oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.#redirectUri,
@@ -109,15 +113,16 @@ export class UpstreamConnector {
     }).href;
   }
 
-  /** The upstream's authorization server sent the browser back. */
-  async complete(callback: URL, browserSub: string): Promise<void> {
+  /** The upstream's authorization server sent the browser back. Returns the connect request's id. */
+  async complete(callback: URL, browserSub: string): Promise<{ readonly elicitationId: string }> {
     const state = callback.searchParams.get('state') ?? '';
-    const pending = await this.#openSealed<{ sub: string; server: string; codeVerifier: string }>(`state:${state}`, true);
+    const pending = await this.#openSealed<{ sub: string; server: string; codeVerifier: string; elicitationId: string }>(`state:${state}`, true);
     if (pending === undefined || pending.server !== this.server) throw new ConnectRefusedError('this connection attempt has expired or was already completed; ask for the tool again');
     if (pending.sub !== browserSub) throw new ConnectRefusedError('this connection was started by someone else: it is not completed for you');
     const { authorization, configuration } = await this.#prepare();
     const tokens = await oidc.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: pending.codeVerifier, expectedState: state }, { resource: authorization.resource });
     await this.#save(pending.sub, recordOf(tokens, this.#now()));
+    return { elicitationId: pending.elicitationId };
   }
 
   /** The person's access token for the upstream, refreshed first when it is about to expire. */

@@ -37,3 +37,26 @@ export class CredentialUnavailableError extends Error {
     this.name = 'CredentialUnavailableError';
   }
 }
+
+/**
+ * The caller has not connected their own account on the server (credentials.connection), or their
+ * connection must be renewed: they are to open `connectUrl`, a link made for them alone. Each era
+ * turns this into its own way of asking (a URL elicitation, or a result with the link).
+ */
+export class ConnectionRequiredError extends CredentialMissingError {
+  constructor(
+    server: string,
+    readonly reason: 'not-connected' | 'needs-reconnect',
+    readonly connectUrl: string,
+    /** Names this request to connect; the completion notification carries it. */
+    readonly elicitationId: string,
+  ) {
+    super(
+      server,
+      reason === 'not-connected'
+        ? `connect your account on ${server} first: open ${connectUrl}`
+        : `your connection to ${server} has expired; connect again: open ${connectUrl}`,
+    );
+    this.name = 'ConnectionRequiredError';
+  }
+}

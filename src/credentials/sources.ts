@@ -11,6 +11,8 @@ export interface CredentialSourcesOptions {
   readonly logger: Logger;
   /** The token exchange source of a server, with the cache of the store in use. */
   readonly tokenExchange: (server: string, config: NonNullable<NonNullable<UpstreamConfig['credentials']>['tokenExchange']>) => CredentialSource;
+  /** The connection source of a server (its connector, by server name and URL). */
+  readonly connection: (server: string, url: string, config: NonNullable<NonNullable<UpstreamConfig['credentials']>['connection']>) => CredentialSource;
 }
 
 export class CredentialSources {
@@ -26,7 +28,9 @@ export class CredentialSources {
     if (!made) {
       const source = credentials.tokenExchange
         ? this.options.tokenExchange(name, credentials.tokenExchange)
-        : perUserSource(name, isStdioUpstream(server) ? 'stdio' : 'http', credentials.perUser!, { logger: this.options.logger });
+        : credentials.connection && !isStdioUpstream(server)
+          ? this.options.connection(name, server.url, credentials.connection)
+          : perUserSource(name, isStdioUpstream(server) ? 'stdio' : 'http', credentials.perUser!, { logger: this.options.logger });
       made = { source, whenMissing: credentials.whenMissing };
       this.#made.set(credentials, made);
     }

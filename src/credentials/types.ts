@@ -5,7 +5,7 @@
 import type { Principal } from '../auth/principal.js';
 
 /** How a server's credentials are obtained (config `mcpServers.<name>.credentials`). */
-export type CredentialMode = 'tokenExchange' | 'perUser';
+export type CredentialMode = 'tokenExchange' | 'perUser' | 'connection';
 
 export interface UpstreamCredential {
   /** For an HTTP upstream: sent with every request of the caller's connection. */

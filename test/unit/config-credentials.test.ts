@@ -81,7 +81,7 @@ mcpServers:
 mcpServers:
   github: { url: "https://github.example.com/mcp", isolation: session, credentials: { whenMissing: hide } }
 `);
-    expect(problemAt(none, 'mcpServers.github.credentials')).toMatch(/exactly one of tokenExchange and perUser/);
+    expect(problemAt(none, 'mcpServers.github.credentials')).toMatch(/exactly one of tokenExchange, perUser and connection/);
   });
 
   it('keeps token exchange to HTTP servers and env to stdio ones', () => {

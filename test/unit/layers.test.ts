@@ -57,8 +57,10 @@ describe('the layers', () => {
     expect(upward.map(describeImport)).toEqual([]);
   });
 
-  it('let only signin/ import the OAuth engines, and keep it free of Hono, Redis, the gateway and the HTTP layer', () => {
-    const engines = imports.filter((entry) => /^(oidc-provider|openid-client)$/.test(entry.specifier) && !inFolder('signin')(entry));
+  it('let only signin/ and connections/ import the OAuth engines, and keep signin/ free of Hono, Redis, the gateway and the HTTP layer', () => {
+    const engines = imports.filter(
+      (entry) => /^(oidc-provider|openid-client|oauth4webapi)$/.test(entry.specifier) && !inFolder('signin')(entry) && !(inFolder('connections')(entry) && entry.specifier !== 'oidc-provider'),
+    );
     expect(engines.map(describeImport)).toEqual([]);
     const outward = imports.filter(
       (entry) => inFolder('signin')(entry) && (/^(hono|@hono\/|ioredis)/.test(entry.specifier) || entry.folder === 'http' || entry.folder === 'gateway'),

@@ -1,0 +1,45 @@
+// credentials.connection's shared parts: the store of people's connections (memory, or the
+// sessions' Redis under `{keyPrefix}connections:`, opened on first use so a gateway without such a
+// server opens no connection for it), the sealer of what it keeps, and the connectors by server.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import { Connectors } from '../connections/connectors.js';
+import { TokenSealer } from '../credentials/token-sealing.js';
+import type { KeyValueStore } from '../session/key-value.js';
+import { MemoryKeyValueStore } from '../session/memory-key-value.js';
+import { RedisKeyValueStore } from '../session/redis-key-value.js';
+import { redisTargetOf } from '../session/redis-target.js';
+
+export interface ConnectionsSide {
+  readonly connectors: Connectors;
+  close(): Promise<void>;
+}
+
+export function connectionsSide(config: Config): ConnectionsSide {
+  let opened: KeyValueStore | undefined;
+  const open = (): KeyValueStore => {
+    if (opened === undefined) {
+      const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
+      opened = redis ? new RedisKeyValueStore({ redis, keyPrefix: `${config.sessions.keyPrefix}connections:` }) : new MemoryKeyValueStore();
+    }
+    return opened;
+  };
+  const store: KeyValueStore = {
+    get kind() {
+      return config.sessions.store;
+    },
+    get: (key) => open().get(key),
+    set: (key, value, ttl) => open().set(key, value, ttl),
+    setIfAbsent: (key, value, ttl) => open().setIfAbsent(key, value, ttl),
+    take: (key) => open().take(key),
+    delete: (...keys) => open().delete(...keys),
+    addMember: (set, member, ttl) => open().addMember(set, member, ttl),
+    members: (set) => open().members(set),
+    close: async () => opened?.close(),
+  };
+  // Connections are credentials: sealed with sessions.credentialKey (the config requires it with
+  // Redis, so every replica opens them), else a key of this process (memory: nothing outlives it).
+  const sealer = new TokenSealer(config.sessions.credentialKey ?? randomBytes(32).toString('base64url'), 'upstream-connections');
+  const connectors = new Connectors({ store, sealer, publicOrigin: new URL(config.server.publicUrl).origin });
+  return { connectors, close: () => store.close() };
+}

@@ -1,0 +1,48 @@
+// The connectors of the servers whose credentials are connections, by server name, made from the
+// config in force (a reload that changes a server's block makes a new one; its people's connections
+// stay, since they live in the store by server name and person). Shared by the credential source
+// (a call needs the person's token) and the HTTP side (connect links, the callback, the page).
+import type { ConnectionConfig } from '../config/credentials.js';
+import type { TokenSealer } from '../credentials/token-sealing.js';
+import type { KeyValueStore } from '../session/key-value.js';
+import { UpstreamConnector } from './upstream-connector.js';
+
+export interface ConnectorsOptions {
+  readonly store: KeyValueStore;
+  readonly sealer: TokenSealer;
+  readonly publicOrigin: string;
+}
+
+export class Connectors {
+  readonly #byServer = new Map<string, { readonly config: ConnectionConfig; readonly url: string; readonly connector: UpstreamConnector }>();
+
+  constructor(private readonly options: ConnectorsOptions) {}
+
+  /** The server's connector, made on first use for this config block. */
+  of(server: string, url: string, config: ConnectionConfig): UpstreamConnector {
+    const known = this.#byServer.get(server);
+    if (known !== undefined && known.config === config && known.url === url) return known.connector;
+    const connector = new UpstreamConnector({
+      server,
+      url,
+      store: this.options.store,
+      sealer: this.options.sealer,
+      publicOrigin: this.options.publicOrigin,
+      timeoutMs: config.timeoutMs,
+      ...(config.scopes !== undefined && { scopes: config.scopes }),
+      ...(config.authorizationServer !== undefined && { authorizationServer: config.authorizationServer }),
+      ...(config.client !== undefined && { client: { clientId: config.client.clientId, ...(config.client.clientSecret !== undefined && { clientSecret: config.client.clientSecret }) } }),
+    });
+    this.#byServer.set(server, { config, url, connector });
+    return connector;
+  }
+
+  /** A server's connector as last made, for the HTTP side (undefined: not a connection server, or not used yet). */
+  known(server: string): UpstreamConnector | undefined {
+    return this.#byServer.get(server)?.connector;
+  }
+
+  servers(): readonly string[] {
+    return [...this.#byServer.keys()];
+  }
+}
