@@ -84,7 +84,7 @@ describe.skipIf(skipWithoutChromium())('a person connects their account on an up
     const notes = connector();
     await expect(notes.accessToken('ada')).rejects.toBeInstanceOf(ConnectionNeededError);
     const link = await notes.connectLink('ada');
-    const linkId = link.split('/').at(-1)!;
+    const linkId = link.url.split('/').at(-1)!;
     // Another person opening Ada's link is refused, and does not use it up.
     await expect(notes.begin(linkId, 'bob')).rejects.toBeInstanceOf(ConnectRefusedError);
     const authorizationUrl = await notes.begin(linkId, 'ada');
@@ -99,7 +99,7 @@ describe.skipIf(skipWithoutChromium())('a person connects their account on an up
     // ... and that attempt used the state up: a replay is refused too.
     await expect(notes.complete(returned, 'ada')).rejects.toBeInstanceOf(ConnectRefusedError);
 
-    const again = await consentInBrowser(await notes.begin((await notes.connectLink('ada')).split('/').at(-1)!, 'ada'), ADA);
+    const again = await consentInBrowser(await notes.begin((await notes.connectLink('ada')).url.split('/').at(-1)!, 'ada'), ADA);
     await notes.complete(again, 'ada');
     const claims = decodeJwt(await notes.accessToken('ada'));
     expect(claims).toMatchObject({ sub: 'ada', aud: upstreamUrl });
@@ -129,7 +129,7 @@ describe.skipIf(skipWithoutChromium())('a person connects their account on an up
     expect(await notes.status('ada')).toBe('not-connected');
     await expect(notes.accessToken('ada')).rejects.toMatchObject({ reason: 'not-connected' });
     // Connected again, then the provider forgets the grant: the next refresh is refused.
-    await notes.complete(await consentInBrowser(await notes.begin((await notes.connectLink('ada')).split('/').at(-1)!, 'ada'), ADA), 'ada');
+    await notes.complete(await consentInBrowser(await notes.begin((await notes.connectLink('ada')).url.split('/').at(-1)!, 'ada'), ADA), 'ada');
     idp.revokeAllGrants();
     clock.offsetMs = 10 * 60_000;
     await expect(notes.accessToken('ada')).rejects.toMatchObject({ reason: 'needs-reconnect' });
