@@ -9,6 +9,8 @@ import type { CatalogView } from './catalogue/catalog-view.js';
 import { IsolatedServers } from './isolation/isolated-servers.js';
 import { catalogueError, ERRORS } from '../protocol/error-catalogue.js';
 import { RpcError, rpcError, rpcErrors, toRpcError } from './errors.js';
+import { askToConnect } from './calls/ask-to-connect.js';
+import { ConnectionRequiredError } from '../credentials/errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handlers/handler-context.js';
 import { HANDLERS } from './handlers/index.js';
 import { calledTool, SEARCH_MODE_HANDLERS } from './catalogue/tool-search.js';
@@ -356,6 +358,11 @@ export class Gateway {
       if (isStoreUnavailable(thrown)) {
         trace.storeUnavailable = thrown;
         return errorResponse(request.id, catalogueError('SessionStoreUnavailable'));
+      }
+      if (thrown instanceof ConnectionRequiredError) {
+        const asked = askToConnect(thrown, caller, request.method);
+        if ('result' in asked) return resultResponse(request.id, asked.result);
+        thrown = asked.error;
       }
       const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
       const rpcError = toRpcError(error);

@@ -249,6 +249,25 @@ export const ERRORS = {
     when: 'The caller has no credential of their own for the upstream (`data.reason` "missing").',
     remedy: 'Ask the operator to provision your credential for that server.',
   },
+  UpstreamConnectionRequired: {
+    code: -32004,
+    sameAs: 'UpstreamCredential',
+    status: 200,
+    message: (server: string, connectUrl: string, renew: boolean) =>
+      renew
+        ? `your connection to upstream "${server}" has expired: connect again by opening ${connectUrl}`
+        : `upstream "${server}" acts as you, with your own account there: connect it by opening ${connectUrl}`,
+    when: 'The caller has not connected their own account on an upstream with `credentials.connection` (`data.reason` "connect"), and the client takes no URL elicitation.',
+    remedy: 'Open `data.url` in a browser signed in to the gateway, allow the access, then ask again.',
+  },
+  UrlElicitationRequired: {
+    code: -32042,
+    status: 200,
+    message: (server: string, renew: boolean) =>
+      renew ? `your connection to upstream "${server}" has expired: connect again, then retry` : `connect your account on upstream "${server}", then retry`,
+    when: 'The caller has not connected their own account on an upstream with `credentials.connection` (or it must be renewed), and the client declared URL elicitation: `data.elicitations` holds the URL to open (the MCP spec\'s URLElicitationRequiredError).',
+    remedy: 'The client opens the URL for the person; when they have connected, `notifications/elicitation/complete` names the elicitation and the retry succeeds.',
+  },
   UpstreamCredentialRefused: {
     code: -32004,
     sameAs: 'UpstreamCredential',

@@ -53,7 +53,8 @@ describe('the error catalogue', () => {
   });
 
   it("keeps the gateway's own codes out of the range 2026-07-28 reserves", () => {
-    const specDefined = new Set<number>([ERRORS.HeaderMismatch.code, ERRORS.MissingRequiredClientCapability.code, ERRORS.UnsupportedProtocolVersion.code]);
+    // 2026-07-28's own, and 2025-11-25's URLElicitationRequiredError (-32042), which it keeps.
+    const specDefined = new Set<number>([ERRORS.HeaderMismatch.code, ERRORS.MissingRequiredClientCapability.code, ERRORS.UnsupportedProtocolVersion.code, ERRORS.UrlElicitationRequired.code]);
     const inReserved = entries
       .filter(([, { code }]) => code >= SPEC_RESERVED_CODES.min && code <= SPEC_RESERVED_CODES.max && !specDefined.has(code))
       .map(([name]) => name);
@@ -64,6 +65,7 @@ describe('the error catalogue', () => {
   });
 
   it('keeps the codes the MCP specification and its SDKs fix', () => {
+    expect(ERRORS.UrlElicitationRequired.code).toBe(-32042);
     expect([ERRORS.ParseError.code, ERRORS.InvalidRequest.code, ERRORS.MethodNotFound.code, ERRORS.InvalidParams.code, ERRORS.InternalError.code]).toEqual([
       -32700, -32600, -32601, -32602, -32603,
     ]);
