@@ -359,12 +359,13 @@ export class Gateway {
         trace.storeUnavailable = thrown;
         return errorResponse(request.id, catalogueError('SessionStoreUnavailable'));
       }
+      let failure = thrown;
       if (thrown instanceof ConnectionRequiredError) {
         const asked = askToConnect(thrown, caller, request.method);
         if ('result' in asked) return resultResponse(request.id, asked.result);
-        thrown = asked.error;
+        failure = asked.error;
       }
-      const error = this.#explained(thrown, caller, request, isolation) ?? thrown;
+      const error = this.#explained(failure, caller, request, isolation) ?? failure;
       const rpcError = toRpcError(error);
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server, span);
       const { catalog, routing } = this.options;
