@@ -3,6 +3,7 @@
 // Each step is a function of its own under compose/; this file says in which order they run.
 import type { Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { localOriginOf } from './http/admin/listener.js';
 import type { Config } from './config/schema.js';
 import { startAdminListener, type AdminListener } from './http/admin/listener.js';
 import type { Logger } from './observe/logger.js';
@@ -73,6 +74,8 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   }
   const urls = gatewayUrls(config, server);
   operator.setUrls(urls);
+  // The connections pages exchange their sign-in's code on this listener's own address.
+  http.signIn?.personPages?.useLocalOrigin(localOriginOf(urls.mcp));
   let adminListener: AdminListener | undefined;
   try {
     adminListener = await admin?.listen(urls.mcp);

@@ -11,6 +11,13 @@ import type { Tracing } from '../observe/tracing/tracing.js';
 import type { DrainState } from './drain-state.js';
 import type { GatewayCore } from './gateway-core.js';
 import { startSignIn, type SignInSide } from './sign-in-side.js';
+import { isStdioUpstream } from '../config/schema.js';
+import { CLIENT_METADATA_PATH, CONNECT_CALLBACK_PATH } from '../connections/upstream-connector.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
+import { SessionSealer } from '../http/admin/session-cookie.js';
+import type { ConnectionRoutesOptions } from '../http/connections/routes.js';
+import { auditAdmin } from '../observe/audit.js';
+import type { StatusPageClient } from '../signin/status-page-client.js';
 
 export interface HttpSide {
   readonly openStreams: OpenStreams;
@@ -67,6 +74,7 @@ export async function buildHttpSide(config: Config, core: GatewayCore, { logger,
     drain,
     ...(tracing && { tracing }),
     ...(signIn && { signIn: { signIn: signIn.signIn, registrations: signIn.registrations } }),
+    ...(signIn?.personPages && access.verifier && { connections: connectionRoutes(config, core, signIn.personPages, access.verifier, logger) }),
   });
   return { openStreams, drain, tracing, access, listeners, signIn };
 }
@@ -84,4 +92,34 @@ async function startTracing(config: Config, logger: Logger, exportDelayMs: numbe
   logger.info({ endpoint: `${origin}${pathname}`, protocol: settings.protocol, serviceName: settings.serviceName, sampler: settings.sampler }, 'traces go to an OTLP endpoint');
   const { createOtelTracing } = await import('../observe/tracing/otel-tracing.js');
   return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
+}
+
+/** The person's connections pages (sign-in mode with a server whose credentials are connections). */
+function connectionRoutes(config: Config, core: GatewayCore, personPages: StatusPageClient, verifier: TokenVerifier, logger: Logger): ConnectionRoutesOptions {
+  const secret = config.auth?.signIn?.secret ?? '';
+  const sealer = new SessionSealer(secret, 'person');
+  const origin = new URL(config.server.publicUrl).origin;
+  return {
+    signIn: { oauth: personPages, sealer, verifier, pageOrigin: origin, onAction: auditAdmin(logger).action },
+    sealer,
+    connectorFor: (server) => {
+      const upstream = config.mcpServers[server];
+      const connection = upstream?.credentials?.connection;
+      return upstream === undefined || connection === undefined || isStdioUpstream(upstream) ? undefined : core.connections.connectors.of(server, upstream.url, connection);
+    },
+    serverOf: (kind, id) => core.connections.connectors.serverOf(kind, id),
+    onConnected: (sub, _server, elicitationId) => {
+      core.gateway.notifyPrincipal(sub, { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'the clients of a person who connected an account could not be told');
+      });
+    },
+    clientMetadata: {
+      client_id: `${origin}${CLIENT_METADATA_PATH}`,
+      client_name: `Switchboard (${new URL(origin).host})`,
+      redirect_uris: [`${origin}${CONNECT_CALLBACK_PATH}`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    },
+  };
 }

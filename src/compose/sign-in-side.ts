@@ -12,10 +12,11 @@ import { MemoryKeyValueStore } from '../session/memory-key-value.js';
 import { RedisKeyValueStore } from '../session/redis-key-value.js';
 import { redisTargetOf } from '../session/redis-target.js';
 import { errorPage } from '../http/sign-in/pages.js';
-import type { ResourceEndpoint } from '../signin/authorization-server.js';
+import type { BuiltInClient, ResourceEndpoint } from '../signin/authorization-server.js';
 import type { SignIn } from '../signin/sign-in.js';
 import type { StatusPageClient } from '../signin/status-page-client.js';
 import { STATUS_CLIENT_ID, statusPageClient } from '../http/admin/status-client.js';
+import { PERSON_PAGES } from '../http/connections/routes.js';
 
 /** How long the status page's code exchange (with the gateway's own listener) may take. */
 const STATUS_PAGE_EXCHANGE_MS = 10_000;
@@ -24,6 +25,8 @@ export interface SignInSide {
   readonly signIn: SignIn;
   /** The status page's client of the authorization server (http/admin/browser-sign-in.ts); absent with admin.enabled false. */
   readonly statusPage: StatusPageClient | undefined;
+  /** The connections pages' sign-in (a built-in client too), when a server has credentials.connection. */
+  readonly personPages: StatusPageClient | undefined;
   readonly registrations: RateLimiter;
   close(): Promise<void>;
 }
@@ -36,6 +39,7 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
   const registrations = createRegistrationLimiter(config, signInConfig.registration.perMinutePerAddress, logger);
   let signIn: SignIn;
   let statusPage: StatusPageClient | undefined;
+  let personPages: StatusPageClient | undefined;
   try {
     // Loaded only in sign-in mode: a gateway without it never loads the authorization server.
     const { SignIn } = await import('../signin/sign-in.js');
@@ -46,7 +50,7 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
       store,
       errorPage,
       // The status page signs people in as a client of this authorization server (http/admin/).
-      builtInClients: config.admin.enabled ? [statusPageClient(config)] : [],
+      builtInClients: [...(config.admin.enabled ? [statusPageClient(config)] : []), ...(usesConnections(config) ? [personPagesClient(config)] : [])],
       audit: auditSignIn(logger),
       onError: (error, message) => logger.error({ err: error }, message),
     });
@@ -61,6 +65,16 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
         timeoutMs: STATUS_PAGE_EXCHANGE_MS,
       });
     }
+    if (usesConnections(config)) {
+      const { StatusPageClient } = await import('../signin/status-page-client.js');
+      personPages = new StatusPageClient({
+        issuer: signIn.issuer,
+        clientId: PERSON_PAGES_CLIENT_ID,
+        resource: config.server.publicUrl,
+        scope: 'openid email profile',
+        timeoutMs: STATUS_PAGE_EXCHANGE_MS,
+      });
+    }
   } catch (error) {
     await Promise.allSettled([store.close(), registrations.close()]);
     throw error;
@@ -68,6 +82,7 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
   return {
     signIn,
     statusPage,
+    personPages,
     registrations,
     close: async () => {
       await signIn.close();
@@ -92,4 +107,16 @@ export function resourcesOf(config: Config): ResourceEndpoint[] {
       return { uri, audience: endpoint.audience ?? uri, scopes: tokenScopes(config, name) };
     }),
   ];
+}
+
+export const PERSON_PAGES_CLIENT_ID = 'switchboard-connections';
+
+/** Whether some server's credentials are connections: the person pages sign people in then. */
+export function usesConnections(config: Config): boolean {
+  return Object.values(config.mcpServers).some((server) => server.credentials?.connection !== undefined);
+}
+
+/** The connections pages as a built-in client: on the public origin, no consent page. */
+function personPagesClient(config: Config): BuiltInClient {
+  return { clientId: PERSON_PAGES_CLIENT_ID, name: 'Switchboard connections', redirectUris: [`${new URL(config.server.publicUrl).origin}${PERSON_PAGES.callback}`] };
 }

@@ -135,6 +135,8 @@ interface ServerFacts {
 interface ConfigFacts {
   readonly servers: Readonly<Record<string, ServerFacts>>;
   readonly auth: boolean;
+  /** auth.signIn is written. */
+  readonly signIn?: boolean;
   readonly store: 'memory' | 'redis';
   readonly credentialKey: string | undefined;
 }
@@ -157,7 +159,11 @@ export function credentialProblems(config: ConfigFacts): PathProblem[] {
             : 'must be "session" for per-user credentials: an upstream session is never shared between callers',
       });
     }
-    if (credentials.connection) exchanges = true;
+    if (credentials.connection) {
+      exchanges = true;
+      // The person who opens a connect link is known by the gateway's own sign-in (its cookie).
+      if (config.auth && !config.signIn) problems.push({ path: at('credentials', 'connection'), message: 'needs auth.signIn: the person who opens a connect link is known by the gateway\'s own sign-in' });
+    }
     if (credentials.connection && server.kind === 'stdio') {
       problems.push({ path: at('credentials', 'connection'), message: 'is for HTTP servers: the person\'s token is sent as their bearer token' });
     }

@@ -42,6 +42,16 @@ export class Connectors {
     return this.#byServer.get(server)?.connector;
   }
 
+  /** The server a connect link (`link`) or a pending authorization (`state`) is for, without using it up. */
+  async serverOf(kind: 'link' | 'state', id: string): Promise<string | undefined> {
+    const key = `${kind}:${id}`;
+    const sealed = await this.options.store.get(key);
+    const plain = sealed === undefined ? undefined : this.options.sealer.open(sealed, key);
+    if (plain === undefined) return undefined;
+    const { server } = JSON.parse(plain) as { server?: unknown };
+    return typeof server === 'string' ? server : undefined;
+  }
+
   servers(): readonly string[] {
     return [...this.#byServer.keys()];
   }

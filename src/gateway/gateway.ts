@@ -46,7 +46,7 @@ import { PrincipalSessions } from './isolation/principal-sessions.js';
 import { NO_SERVERS, neededServers, type NeededServers } from './isolation/needed-servers.js';
 import type { LeftOutServer } from './isolation/left-out-servers.js';
 import { ServerRequestRelay } from './calls/server-requests.js';
-import { SessionOutbox } from './sessions/session-outbox.js';
+import { clientSessionIds, SessionOutbox } from './sessions/session-outbox.js';
 import { SubscriptionCounter } from './sessions/subscriptions.js';
 import { noteWithheld } from './catalogue/tool-gate.js';
 import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
@@ -359,13 +359,14 @@ export class Gateway {
         trace.storeUnavailable = thrown;
         return errorResponse(request.id, catalogueError('SessionStoreUnavailable'));
       }
-      let failure = thrown;
-      if (thrown instanceof ConnectionRequiredError) {
-        const asked = askToConnect(thrown, caller, request.method);
+      let error = this.#explained(thrown, caller, request, isolation) ?? thrown;
+      // No connection of the caller's own on the server (credentials.connection): ask them, in the
+      // form their client takes (the reason may be the explanation of an item left out of their view).
+      if (error instanceof ConnectionRequiredError) {
+        const asked = askToConnect(error, caller, request.method);
         if ('result' in asked) return resultResponse(request.id, asked.result);
-        failure = asked.error;
+        error = asked.error;
       }
-      const error = this.#explained(failure, caller, request, isolation) ?? failure;
       const rpcError = toRpcError(error);
       if (!(error instanceof RpcError)) this.#logFailure(caller, request, error, trace.server, span);
       const { catalog, routing } = this.options;
@@ -380,6 +381,17 @@ export class Gateway {
       stopAbortOnSignal?.();
       this.#inFlight.finish(inFlight);
     }
+  }
+
+  /**
+   * A notification for every live 2025 session of one person, on whichever replica holds their
+   * streams: notifications/elicitation/complete when they have connected an account.
+   */
+  async notifyPrincipal(sub: string, notification: JsonRpcNotification): Promise<number> {
+    const ids = await clientSessionIds(this.options.store);
+    const records = await this.options.store.peekMany(ids);
+    const theirs = records.filter((record): record is SessionRecord => record?.principal === sub).map((record) => record.id);
+    return theirs.length === 0 ? 0 : this.#outbox.toSessions(theirs, notification);
   }
 
   handleNotification(session: SessionRecord, notification: JsonRpcNotification): Promise<void> {

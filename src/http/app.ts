@@ -31,6 +31,7 @@ import { isStoreUnavailable } from '../session/store-unavailable.js';
 import { storeUnavailableAnswer, storeUnavailableResponse, transportError, type StoreUnavailableAnswer } from './transport-errors.js';
 import { catalogueRefusal } from '../protocol/error-catalogue.js';
 import { signInListener, type SignInListenerOptions } from './sign-in/listener.js';
+import { registerConnectionRoutes, type ConnectionRoutesOptions } from './connections/routes.js';
 
 export interface AppOptions {
   readonly mcpPath: string;
@@ -66,6 +67,8 @@ export interface AppOptions {
   readonly storeRetryAfterSeconds?: number;
   /** Sign-in mode (auth.signIn): the authorization server's endpoints and pages, in front of the Hono app. */
   readonly signIn?: Omit<SignInListenerOptions, 'recorder' | 'logger'>;
+  /** credentials.connection in sign-in mode: the person's connect links, the upstreams' callback, the metadata document. */
+  readonly connections?: ConnectionRoutesOptions;
   /** Whether the store serves, for /readyz (routes/health.ts); absent: it is asked only by a ping. */
   readonly storeState?: () => StoreState;
   /** /readyz answers 503 while the store does not serve (config `sessions.notReadyWhileDown`); default false. */
@@ -163,6 +166,7 @@ function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: 
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   if (options.access?.wellKnown) registerWellKnownRoutes(app, options.access.wellKnown);
   for (const endpoint of options.access?.endpoints?.values() ?? []) registerWellKnownRoutes(app, endpoint.wellKnown);
+  if (options.connections) registerConnectionRoutes(app, options.connections);
   const mcpRoute = {
     gateway: options.gateway,
     store: options.store,

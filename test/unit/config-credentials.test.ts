@@ -84,6 +84,26 @@ mcpServers:
     expect(problemAt(none, 'mcpServers.github.credentials')).toMatch(/exactly one of tokenExchange, perUser and connection/);
   });
 
+  it('takes connections for HTTP servers in sign-in mode only, sealed with credentialKey on Redis', () => {
+    const signIn = `
+server: {publicUrl: https://mcp.example.com/mcp}
+auth:
+  signIn:
+    provider: {issuer: https://login.example.com, clientId: switchboard, clientSecret: s3cret}
+    secret: 0123456789abcdef0123456789abcdef
+`;
+    const servers = `
+mcpServers:
+  linear: { url: "https://mcp.linear.example/mcp", isolation: session, credentials: { connection: { scopes: [read] } } }
+  local: { command: node, isolation: session, credentials: { connection: {} } }
+`;
+    const problems = problemsOf(`${signIn}${servers}`);
+    expect(problemAt(problems, 'mcpServers.local.credentials.connection')).toMatch(/for HTTP servers/);
+    expect(problems.map((problem) => problem.path)).not.toContain('mcpServers.linear.credentials.connection');
+    expect(problemAt(problemsOf(`${AUTH}${servers}`), 'mcpServers.linear.credentials.connection')).toMatch(/needs auth\.signIn/);
+    expect(problemAt(problemsOf(`${signIn}${servers}sessions: {store: redis, redisUrl: "redis://r:6379"}\n`), 'sessions.credentialKey')).toMatch(/tokenExchange or connection/);
+  });
+
   it('keeps token exchange to HTTP servers and env to stdio ones', () => {
     const problems = problemsOf(`${AUTH}
 mcpServers:

@@ -11,7 +11,7 @@ import { TokenRejectedError } from '../../auth/token-verifier.js';
 import type { AdminActionEvent } from '../../observe/audit.js';
 import { clientAddress } from '../client-address.js';
 import { isLoopbackHost } from '../origin-patterns.js';
-import type { AdminEnv } from './admin-env.js';
+import type { AppEnv } from '../app-env.js';
 import { MAX_SESSION_SECONDS, PENDING_SECONDS, type SessionSealer } from './session-cookie.js';
 import { signInErrorPage, signedOutPage } from './sign-in-pages.js';
 import { CALLBACK_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH } from './status-client.js';
@@ -32,23 +32,49 @@ export interface BrowserSignInOptions {
   readonly oauth: StatusPageOAuth;
   readonly sealer: SessionSealer;
   readonly verifier: TokenVerifier;
-  readonly scope: string;
+  /** The scope the pages need (the status page's admin.scope): a sign-in without it is audited as such. */
+  readonly scope?: string;
   /** The origin the page is opened at when the config fixes one (onServerPort, admin.publicUrl); else any loopback origin. */
   readonly pageOrigin: string | undefined;
   readonly onAction: (event: AdminActionEvent) => void;
+  /** Another set of pages signing people in the same way (the connections pages): their paths and cookies. */
+  readonly names?: BrowserSignInNames;
 }
 
-export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions): void {
+/** Where a set of pages signs people in, and the cookies it keeps. */
+export interface BrowserSignInNames {
+  readonly signIn: string;
+  readonly callback: string;
+  readonly signOut: string;
+  readonly signedOut: string;
+  readonly sessionCookie: string;
+  readonly pendingCookie: string;
+  /** Where a sign-in returns without a (valid) `return`. */
+  readonly home: string;
+}
+
+export const STATUS_PAGE_NAMES: BrowserSignInNames = {
+  signIn: SIGN_IN_PATH,
+  callback: CALLBACK_PATH,
+  signOut: SIGN_OUT_PATH,
+  signedOut: SIGNED_OUT_PATH,
+  sessionCookie: SESSION_COOKIE,
+  pendingCookie: PENDING_COOKIE,
+  home: '/status',
+};
+
+export function browserSignIn<E extends AppEnv>(app: Hono<E>, options: BrowserSignInOptions): void {
   const { oauth, sealer, verifier, scope } = options;
-  const audit = (c: Context<AdminEnv>, event: Pick<AdminActionEvent, 'action' | 'outcome'> & Partial<AdminActionEvent>) => {
+  const names = options.names ?? STATUS_PAGE_NAMES;
+  const audit = (c: Context<E>, event: Pick<AdminActionEvent, 'action' | 'outcome'> & Partial<AdminActionEvent>) => {
     try {
-      options.onAction({ ...event, client: clientAddress(c), requestId: c.get('requestId'), durationMs: 0 });
+      options.onAction({ ...event, client: clientAddress(c), requestId: (c as unknown as Context<AppEnv>).get('requestId'), durationMs: 0 });
     } catch {
       // The audit trail's failure is not the person's problem.
     }
   };
 
-  app.get(SIGN_IN_PATH, async (c) => {
+  app.get(names.signIn, async (c) => {
     const origin = options.pageOrigin ?? loopbackOrigin(c.req.header('host'));
     if (origin === undefined) {
       return page(c, 400, signInErrorPage('Sign-in needs the status page\'s address', 'Open the status page on a loopback address (http://127.0.0.1:<port>, through a port-forward), or set admin.publicUrl to the address people open it at.'));
@@ -56,20 +82,20 @@ export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions
     if (!secureContext(origin)) {
       return page(c, 400, signInErrorPage('Sign-in needs https', `The session cookie is Secure, which a browser keeps only on https or loopback; ${origin} is neither. Serve the status page over https.`));
     }
-    const redirectUri = `${origin}${CALLBACK_PATH}`;
+    const redirectUri = `${origin}${names.callback}`;
     const { url, state, verifier: codeVerifier } = await oauth.begin(redirectUri);
-    const sealed = await sealer.sealPending({ state, verifier: codeVerifier, redirectUri, returnTo: safeReturnPath(c.req.query('return')) });
+    const sealed = await sealer.sealPending({ state, verifier: codeVerifier, redirectUri, returnTo: safeReturnPath(c.req.query('return'), names.home) });
     // Lax: the authorization server sends the browser back with a top-level GET, which carries it.
-    setCookie(c, PENDING_COOKIE, sealed, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: PENDING_SECONDS });
+    setCookie(c, names.pendingCookie, sealed, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: PENDING_SECONDS });
     c.header('cache-control', 'no-store');
     return c.redirect(url, 303);
   });
 
-  app.get(CALLBACK_PATH, async (c) => {
-    const sealed = getCookie(c, PENDING_COOKIE);
+  app.get(names.callback, async (c) => {
+    const sealed = getCookie(c, names.pendingCookie);
     const pending = sealed === undefined ? undefined : await sealer.openPending(sealed);
-    deleteCookie(c, PENDING_COOKIE, { secure: true, path: '/' });
-    const again = `${SIGN_IN_PATH}?return=${encodeURIComponent(pending?.returnTo ?? '/status')}`;
+    deleteCookie(c, names.pendingCookie, { secure: true, path: '/' });
+    const again = `${names.signIn}?return=${encodeURIComponent(pending?.returnTo ?? names.home)}`;
     if (pending === undefined) {
       audit(c, { action: 'sign-in', outcome: 'refused', reason: 'no sign-in under way in this browser (expired, or started elsewhere)' });
       return page(c, 400, signInErrorPage('This sign-in has expired', 'It took too long, or was started in another browser.', again));
@@ -101,34 +127,34 @@ export function browserSignIn(app: Hono<AdminEnv>, options: BrowserSignInOptions
       ...(typeof name === 'string' && { name }),
       exp,
     });
-    setCookie(c, SESSION_COOKIE, cookie, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: Math.max(1, exp - now) });
-    audit(c, { action: 'sign-in', outcome: 'ok', sub: principal.sub, ...(!principal.scopes.includes(scope) && { reason: `signed in without the scope ${scope}: the page will refuse them` }) });
+    setCookie(c, names.sessionCookie, cookie, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: Math.max(1, exp - now) });
+    audit(c, { action: 'sign-in', outcome: 'ok', sub: principal.sub, ...(scope !== undefined && !principal.scopes.includes(scope) && { reason: `signed in without the scope ${scope}: the page will refuse them` }) });
     c.header('cache-control', 'no-store');
     return c.redirect(pending.returnTo, 303);
   });
 
   // A form on the page posts here (request-guard.ts lets this one form through from the page's own origin).
-  app.post(SIGN_OUT_PATH, async (c) => {
-    const sealed = getCookie(c, SESSION_COOKIE);
+  app.post(names.signOut, async (c) => {
+    const sealed = getCookie(c, names.sessionCookie);
     const session = sealed === undefined ? undefined : await sealer.openSession(sealed);
-    deleteCookie(c, SESSION_COOKIE, { secure: true, path: '/' });
+    deleteCookie(c, names.sessionCookie, { secure: true, path: '/' });
     audit(c, { action: 'sign-out', outcome: 'ok', ...(session && { sub: session.sub }) });
     c.header('cache-control', 'no-store');
-    return c.redirect(SIGNED_OUT_PATH, 303);
+    return c.redirect(names.signedOut, 303);
   });
 
-  app.get(SIGNED_OUT_PATH, (c) => page(c, 200, signedOutPage(`${SIGN_IN_PATH}?return=%2Fstatus`)));
+  app.get(names.signedOut, (c) => page(c, 200, signedOutPage(`${names.signIn}?return=${encodeURIComponent(names.home)}`)));
 }
 
 /**
  * Where a sign-in may send the browser afterwards: a path on this origin only (no scheme, no
  * `//host`, no backslash a browser would read as a slash), else /status. No open redirect.
  */
-export function safeReturnPath(value: string | undefined): string {
-  if (value === undefined || value.length > 512 || !/^\/(?![/\\])[\x21-\x7E]*$/.test(value)) return '/status';
+export function safeReturnPath(value: string | undefined, home = '/status'): string {
+  if (value === undefined || value.length > 512 || !/^\/(?![/\\])[\x21-\x7E]*$/.test(value)) return home;
   const base = 'http://return.invalid';
   const url = URL.parse(value, base);
-  return url !== null && url.origin === base ? `${url.pathname}${url.search}` : '/status';
+  return url !== null && url.origin === base ? `${url.pathname}${url.search}` : home;
 }
 
 /** http://<Host> when the Host header names a loopback host: where a loopback listener or a port-forward is opened. */
@@ -143,6 +169,6 @@ function secureContext(origin: string): boolean {
   return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }
 
-function page(c: Context, status: 200 | 400, rendered: { html: string; csp: string }): Response {
+function page<E extends AppEnv>(c: Context<E>, status: 200 | 400, rendered: { html: string; csp: string }): Response {
   return c.html(rendered.html, status, { 'cache-control': 'no-store', 'content-security-policy': rendered.csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
 }

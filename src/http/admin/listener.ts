@@ -123,7 +123,8 @@ function bind(fetch: Fetch, hostname: string, port: number): Promise<ServerType>
 }
 
 /** The MCP listener's origin as this process reaches it: a wildcard bind is reached on loopback. */
-function localOriginOf(mcpUrl: string): string {
+/** Where the MCP listener is reached from this process (a wildcard bind is reached on loopback). */
+export function localOriginOf(mcpUrl: string): string {
   const url = new URL(mcpUrl);
   if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
   if (url.hostname === '[::]') url.hostname = '[::1]';

@@ -35,10 +35,14 @@ export class SessionSealer {
   readonly #session: Uint8Array;
   readonly #pending: Uint8Array;
 
-  constructor(secret: string) {
+  /** `kind`: whose pages the cookies are for (`admin`, `person` for the connections pages): keys and types apart. */
+  constructor(
+    secret: string,
+    private readonly kind = 'admin',
+  ) {
     const derive = (purpose: string) => new Uint8Array(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'switchboard', purpose, 32));
-    this.#session = derive('admin-session');
-    this.#pending = derive('admin-sign-in-state');
+    this.#session = derive(`${kind}-session`);
+    this.#pending = derive(`${kind}-sign-in-state`);
   }
 
   async sealSession(session: AdminSession): Promise<string> {
@@ -48,12 +52,12 @@ export class SessionSealer {
       groups = [...groups, group];
     }
     const { exp, ...claims } = { ...session, groups };
-    return new EncryptJWT({ ...claims }).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: 'switchboard-admin-session' }).setIssuedAt().setExpirationTime(exp).encrypt(this.#session);
+    return new EncryptJWT({ ...claims }).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: `switchboard-${this.kind}-session` }).setIssuedAt().setExpirationTime(exp).encrypt(this.#session);
   }
 
   /** The session, or undefined for a cookie that is not one of ours, was changed, or has expired. */
   async openSession(sealed: string): Promise<AdminSession | undefined> {
-    const payload = await this.#open(sealed, this.#session, 'switchboard-admin-session');
+    const payload = await this.#open(sealed, this.#session, `switchboard-${this.kind}-session`);
     if (payload === undefined || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
     return {
       sub: payload.sub,
@@ -67,13 +71,13 @@ export class SessionSealer {
 
   async sealPending(pending: PendingSignIn): Promise<string> {
     return new EncryptJWT({ ...pending })
-      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: 'switchboard-admin-sign-in' })
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: `switchboard-${this.kind}-sign-in` })
       .setExpirationTime(`${PENDING_SECONDS}s`)
       .encrypt(this.#pending);
   }
 
   async openPending(sealed: string): Promise<PendingSignIn | undefined> {
-    const payload = await this.#open(sealed, this.#pending, 'switchboard-admin-sign-in');
+    const payload = await this.#open(sealed, this.#pending, `switchboard-${this.kind}-sign-in`);
     const { state, verifier, redirectUri, returnTo } = payload ?? {};
     if (typeof state !== 'string' || typeof verifier !== 'string' || typeof redirectUri !== 'string' || typeof returnTo !== 'string') return undefined;
     return { state, verifier, redirectUri, returnTo };

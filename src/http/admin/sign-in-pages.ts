@@ -23,7 +23,8 @@ button:focus-visible,a:focus-visible{outline:3px solid #0969da;outline-offset:2p
 .note{color:#57606a;font-size:.9rem}
 `;
 
-function page(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>): RenderedPage {
+/** A small page of the sign-in family: the shell, the stylesheet by nonce, no script. */
+export function page(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>): RenderedPage {
   const nonce = randomBytes(16).toString('base64');
   const document = html`<!doctype html>
 <html lang="en">
