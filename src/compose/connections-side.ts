@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { Connectors } from '../connections/connectors.js';
+import type { ServerLists } from '../gateway/catalogue/catalog-view.js';
+import type { ListsShelf } from '../gateway/isolation/unlisted-servers.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
 import { MemoryKeyValueStore } from '../session/memory-key-value.js';
@@ -12,8 +14,13 @@ import { redisTargetOf } from '../session/redis-target.js';
 
 export interface ConnectionsSide {
   readonly connectors: Connectors;
+  /** The last lists of servers with per-user credentials, for every replica (gateway/isolation/unlisted-servers.ts). */
+  readonly lastLists: ListsShelf;
   close(): Promise<void>;
 }
+
+/** Kept a month: a server nobody has listed for that long shows nothing to those who cannot list it. */
+const LAST_LISTS_SECONDS = 30 * 24 * 3600;
 
 export function connectionsSide(config: Config): ConnectionsSide {
   let opened: KeyValueStore | undefined;
@@ -41,5 +48,12 @@ export function connectionsSide(config: Config): ConnectionsSide {
   // Redis, so every replica opens them), else a key of this process (memory: nothing outlives it).
   const sealer = new TokenSealer(config.sessions.credentialKey ?? randomBytes(32).toString('base64url'), 'upstream-connections');
   const connectors = new Connectors({ store, sealer, publicOrigin: new URL(config.server.publicUrl).origin });
-  return { connectors, close: () => store.close() };
+  const lastLists: ListsShelf = {
+    load: async (server) => {
+      const text = await store.get(`last-lists:${server}`);
+      return text === undefined ? undefined : (JSON.parse(text) as ServerLists);
+    },
+    save: (server, lists) => store.set(`last-lists:${server}`, JSON.stringify(lists), LAST_LISTS_SECONDS),
+  };
+  return { connectors, lastLists, close: () => store.close() };
 }

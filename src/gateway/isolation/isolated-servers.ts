@@ -20,7 +20,7 @@ import type { SessionUpstreamFactory } from '../../upstream/session-upstreams.js
 import type { Upstream, UpstreamNotification } from '../../upstream/types.js';
 import type { ServerLists } from '../catalogue/catalog-view.js';
 import { ConnectionCredential, isMissingCredential, type ServerCredentials } from './caller-credentials.js';
-import { UnlistedServers } from './unlisted-servers.js';
+import { UnlistedServers, type ListsShelf } from './unlisted-servers.js';
 import { ERRORS } from '../../protocol/error-catalogue.js';
 import { LATE, LeftOutServers, type LeftOutServer } from './left-out-servers.js';
 import type { NeededServers } from './needed-servers.js';
@@ -83,6 +83,11 @@ export interface IsolationOptions {
   readonly factory: SessionUpstreamFactory;
   /** A session's connections unused this long are closed (the session has likely expired). */
   readonly idleTimeoutMs: number;
+  /**
+   * Where the last lists of servers with per-user credentials are kept for every replica (and past
+   * a restart): what a caller without a credential of their own sees (unlisted-servers.ts).
+   */
+  readonly lastLists?: ListsShelf;
 }
 
 export class IsolatedServers {
@@ -110,7 +115,7 @@ export class IsolatedServers {
       readonly logger: Logger;
     },
   ) {
-    this.#unlisted = new UnlistedServers();
+    this.#unlisted = new UnlistedServers(options.lastLists);
     this.#leftOut = new LeftOutServers(options.logger);
     this.#forwarding = new OwnerForwarding(options.bus, {
       owns: (session, server) => ownerOf(session, server) === options.bus.replicaId,

@@ -10,15 +10,32 @@ import type { IsolatedServer } from './isolated-servers.js';
 /** Callers' reasons kept for explain(); past this many, the oldest go all at once. */
 const MAX_REASONS = 10_000;
 
+/**
+ * The last lists of each server, kept where every replica finds them (the store): on a replica
+ * that has made no connection to the server yet, or after a restart, a caller who cannot list it
+ * still sees its tools, and so can call one and be told what they need (a connection of their own).
+ */
+export interface ListsShelf {
+  load(server: string): Promise<ServerLists | undefined>;
+  save(server: string, lists: ServerLists): Promise<void>;
+}
+
 export class UnlistedServers {
   /** Per server: the lists its last session connection here got. */
   readonly #lastLists = new Map<string, Promise<ServerLists>>();
   /** Per session and server: why the caller's lists could not be had. */
   readonly #reasons = new Map<string, Error>();
 
+  constructor(private readonly shelf?: ListsShelf) {}
+
   /** A connection of a server with per-user credentials fetched its lists. */
   fetched(server: string, lists: Promise<ServerLists>): void {
     this.#lastLists.set(server, lists);
+    if (this.shelf) {
+      const shelf = this.shelf;
+      // Kept for the others in the background: a store that does not answer costs the lists nothing.
+      lists.then((fetched) => shelf.save(server, fetched)).catch(() => {});
+    }
   }
 
   /** The caller's lists of the server were had: no reason to give any more. */
@@ -33,7 +50,15 @@ export class UnlistedServers {
     // An outage is told once per spell by the caller (left-out-servers.ts), not once per request here.
     if (this.#reasons.size >= MAX_REASONS) this.#reasons.clear();
     this.#reasons.set(reasonKey(sessionId, server.name), error instanceof Error ? error : new Error(String(error)));
-    return this.#lastLists.get(server.name)?.catch(() => undefined);
+    const here = await this.#lastLists.get(server.name)?.catch(() => undefined);
+    if (here !== undefined || !this.shelf) return here;
+    const kept = await this.shelf.load(server.name).catch(() => undefined);
+    if (kept === undefined) return undefined;
+    // The server's prefix may have changed since they were kept: they are shown under today's.
+    const lists = { ...kept, server: server.name, prefix: server.prefix };
+    // Read once here: a connection's own lists replace them when one is made.
+    if (!this.#lastLists.has(server.name)) this.#lastLists.set(server.name, Promise.resolve(lists));
+    return lists;
   }
 
   /**
