@@ -56,7 +56,7 @@ export function compareResults(before: ResultsDocument, after: ResultsDocument):
     '',
     formatTable(['phase', 'target', 'p50 ms', 'change', 'calls/s', 'change', 'front CPU ms/call', 'front KB alloc/call'], rows, 2),
     '',
-    formatTable(['', 'ratio (issue 10)', 'before', 'after', 'target', 'now'], verdictRows, 2),
+    formatTable(['', 'ratio (docs/performance.md)', 'before', 'after', 'target', 'now'], verdictRows, 2),
     ...(scaleRows.length > 0 ? ['', formatTable(['scale', 'before', 'after', 'change'], scaleRows, 1)] : []),
   ].join('\n');
 }

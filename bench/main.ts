@@ -8,7 +8,7 @@
 //   sdk       the official v2 and v1 clients on a few targets: what deployed clients see
 //   scale     tools/list with 1, 10 and 100 upstreams of 50 tools (scale-tools-list.ts)
 //   sessions  10,000 idle sessions per store, and a list_changed fan-out to them (idle-sessions.ts)
-// Then the verdicts: the ratios issue 10 judges, with their targets (verdicts.ts). A benchmark, not
+// Then the verdicts: the ratios docs/performance.md names, with their targets (verdicts.ts). A benchmark, not
 // a test: it prints figures and writes them as JSON, and fails only when calls fail.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 // The printed result: the machine and the date, one table of every load phase (a row per target),
-// the scale rows, and the verdicts: the ratios issue 10 judges, each with its target.
+// the scale rows, and the verdicts: the ratios docs/performance.md names, each with its target.
 import { figuresOf, type Comparison, type Figures } from './figures.js';
 import type { SessionsResult } from './idle-sessions.js';
 import type { Machine } from './machine.js';
@@ -65,7 +65,7 @@ export function sessionsTable(results: readonly SessionsResult[]): string {
 
 export function verdictTable(list: readonly Verdict[]): string {
   const rows = list.map((v) => [v.id, v.what, v.value, v.goal, v.pass === undefined ? 'n/a' : v.pass ? 'PASS' : 'FAIL']);
-  return formatTable(['', 'ratio (issue 10)', 'value', 'target', ''], rows, 2);
+  return formatTable(['', 'ratio (docs/performance.md)', 'value', 'target', ''], rows, 2);
 }
 
 /**
@@ -214,7 +214,7 @@ function eraPairs(results: Comparison['results']): (readonly [string, string])[]
 }
 
 /**
- * The lines `linesOf` makes of each phase issue 10 judges throughput by (the light load at 50 in
+ * The lines `linesOf` makes of each phase whose throughput the verdicts judge (the light load at 50 in
  * flight), under a title naming the phase; nothing for a phase without any.
  */
 function judgedLines(comparisons: readonly Comparison[], title: string, how: string, linesOf: (results: Comparison['results']) => string[]): string[] {

@@ -54,7 +54,7 @@ export type TargetName = (typeof TARGET_NAMES)[number];
 
 /**
  * Targets a run has only when asked for with --target: what they measure is a feature's cost
- * against another target, not issue 10's figures, and the full run's length and its comparison
+ * against another target, not the verdicts' figures, and the full run's length and its comparison
  * with the baseline stay as they were.
  */
 export const ON_REQUEST_TARGETS: readonly TargetName[] = ['gw-stdio-2025-traced', 'gw-stdio-2025-isolation', 'min-proxy-busy', 'floor-raw', 'min-proxy-raw'];

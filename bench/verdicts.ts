@@ -1,4 +1,4 @@
-// The ratios issue 10 judges the gateway by, each with its target, computed from one run's figures.
+// The ratios the gateway is judged by (docs/performance.md), each with its target, computed from one run's figures.
 // Throughput is from the light load at 50 in flight, latency from the light load's sequential p50.
 // A verdict whose figures the run did not take (a subset with --only or --target) reads "n/a".
 import { figuresOf, type Comparison, type Figures } from './figures.js';
@@ -21,7 +21,7 @@ export interface VerdictInputs {
   readonly sessions: readonly SessionsResult[];
 }
 
-/** The scenario whose throughput issue 10 judges (a), (c) and (d) by. */
+/** The scenario whose throughput the verdicts judge (a), (c) and (d) by. */
 export const CONCURRENT = '50 concurrent';
 const SEQUENTIAL = 'sequential';
 

@@ -1,4 +1,4 @@
-// The bench's pure parts: the verdicts it prints for issue 10, and the profile summary. The bench
+// The bench's pure parts: the verdicts it prints, and the profile summary. The bench
 // itself is not run in CI (it takes minutes and measures time); these keep its arithmetic honest.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
