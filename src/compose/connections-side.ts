@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { Connectors } from '../connections/connectors.js';
 import type { ServerLists } from '../gateway/catalogue/catalog-view.js';
+import type { AskedSessions } from '../gateway/gateway-types.js';
 import type { ListsShelf } from '../gateway/isolation/unlisted-servers.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
@@ -16,9 +17,13 @@ export interface ConnectionsSide {
   readonly connectors: Connectors;
   /** The last lists of servers with per-user credentials, for every replica (gateway/isolation/unlisted-servers.ts). */
   readonly lastLists: ListsShelf;
+  /** Which session each connect link went to as a URL elicitation, for every replica. */
+  readonly askedSessions: AskedSessions;
   close(): Promise<void>;
 }
 
+/** As long as a connect link lives (connections/upstream-connector.ts). */
+const ASKED_SECONDS = 600;
 /** Kept a month: a server nobody has listed for that long shows nothing to those who cannot list it. */
 const LAST_LISTS_SECONDS = 30 * 24 * 3600;
 
@@ -55,5 +60,9 @@ export function connectionsSide(config: Config): ConnectionsSide {
     },
     save: (server, lists) => store.set(`last-lists:${server}`, JSON.stringify(lists), LAST_LISTS_SECONDS),
   };
-  return { connectors, lastLists, close: () => store.close() };
+  const askedSessions: AskedSessions = {
+    remember: (elicitationId, sessionId) => store.set(`asked:${elicitationId}`, sessionId, ASKED_SECONDS),
+    sessionOf: (elicitationId) => store.get(`asked:${elicitationId}`),
+  };
+  return { connectors, lastLists, askedSessions, close: () => store.close() };
 }

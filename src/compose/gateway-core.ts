@@ -119,6 +119,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
     bus,
     maxInputRounds: config.mrtr.maxRounds,
     serverLimits,
+    askedSessions: connections.askedSessions,
   });
   gateway.start();
   const { parked, modern } = startModernAdapter(config, sessions, gateway, logger);

@@ -109,7 +109,7 @@ function connectionRoutes(config: Config, core: GatewayCore, personPages: Status
     },
     serverOf: (kind, id) => core.connections.connectors.serverOf(kind, id),
     onConnected: (sub, _server, elicitationId) => {
-      core.gateway.notifyPrincipal(sub, { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } }).catch((error: unknown) => {
+      core.gateway.notifyElicitationComplete(sub, elicitationId).catch((error: unknown) => {
         logger.warn({ err: error }, 'the clients of a person who connected an account could not be told');
       });
     },

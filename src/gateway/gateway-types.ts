@@ -54,6 +54,17 @@ export interface GatewayOptions {
   readonly maxInputRounds?: number;
   /** limits.servers, looked up by server name on every forwarded request (calls/server-limits.ts). */
   readonly serverLimits?: { of(server: string): ServerLimit | undefined };
+  /** Which 2025 session each URL elicitation of credentials.connection went to (notifyElicitationComplete). */
+  readonly askedSessions?: AskedSessions;
+}
+
+/**
+ * Which session a URL elicitation (a connect link) was given to: its completion notification goes
+ * to that session alone (2025-11-25: only to the client that initiated it), on any replica.
+ */
+export interface AskedSessions {
+  remember(elicitationId: string, sessionId: string): Promise<void>;
+  sessionOf(elicitationId: string): Promise<string | undefined>;
 }
 
 /** How one request is served, beyond the caller and the message. */

@@ -46,7 +46,7 @@ import { PrincipalSessions } from './isolation/principal-sessions.js';
 import { NO_SERVERS, neededServers, type NeededServers } from './isolation/needed-servers.js';
 import type { LeftOutServer } from './isolation/left-out-servers.js';
 import { ServerRequestRelay } from './calls/server-requests.js';
-import { clientSessionIds, SessionOutbox } from './sessions/session-outbox.js';
+import { SessionOutbox } from './sessions/session-outbox.js';
 import { SubscriptionCounter } from './sessions/subscriptions.js';
 import { noteWithheld } from './catalogue/tool-gate.js';
 import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
@@ -364,7 +364,11 @@ export class Gateway {
       // form their client takes (the reason may be the explanation of an item left out of their view).
       if (error instanceof ConnectionRequiredError) {
         const asked = askToConnect(error, caller, request.method);
-        if ('result' in asked) return resultResponse(request.id, asked.result);
+        if (asked.kind === 'result') {
+          if (asked.input) trace.askedToConnect = error.server;
+          return resultResponse(request.id, asked.result);
+        }
+        if (asked.elicitationId !== undefined && caller.session) await this.#rememberAsked(asked.elicitationId, caller.session.id);
         error = asked.error;
       }
       const rpcError = toRpcError(error);
@@ -384,14 +388,23 @@ export class Gateway {
   }
 
   /**
-   * A notification for every live 2025 session of one person, on whichever replica holds their
-   * streams: notifications/elicitation/complete when they have connected an account.
+   * notifications/elicitation/complete for a person who has connected an account: to the 2025
+   * session that was given that elicitation (and is still theirs), on whichever replica holds its
+   * stream. Returns how many sessions were told (0 or 1).
    */
-  async notifyPrincipal(sub: string, notification: JsonRpcNotification): Promise<number> {
-    const ids = await clientSessionIds(this.options.store);
-    const records = await this.options.store.peekMany(ids);
-    const theirs = records.filter((record): record is SessionRecord => record?.principal === sub).map((record) => record.id);
-    return theirs.length === 0 ? 0 : this.#outbox.toSessions(theirs, notification);
+  async notifyElicitationComplete(sub: string, elicitationId: string): Promise<number> {
+    const sessionId = await this.options.askedSessions?.sessionOf(elicitationId);
+    if (sessionId === undefined) return 0;
+    const [record] = await this.options.store.peekMany([sessionId]);
+    if (record?.principal !== sub) return 0;
+    return this.#outbox.toSessions([sessionId], { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } });
+  }
+
+  /** Which session got a URL elicitation; a store that fails only costs the notification. */
+  async #rememberAsked(elicitationId: string, sessionId: string): Promise<void> {
+    await this.options.askedSessions?.remember(elicitationId, sessionId).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'the session asked to connect an account was not recorded: it will not be told when the person has connected');
+    });
   }
 
   handleNotification(session: SessionRecord, notification: JsonRpcNotification): Promise<void> {

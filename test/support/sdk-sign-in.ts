@@ -2,7 +2,7 @@
 // as a desktop client does: the SDK's auth() discovers, registers and builds the authorization URL;
 // the person's part (the browser) is the test's `signIn`; the code comes back to a loopback
 // callback; the SDK exchanges it and the client connects with the token.
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2, UnauthorizedError as UnauthorizedV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, type ClientCapabilities, StreamableHTTPClientTransport as HttpTransportV2, UnauthorizedError as UnauthorizedV2 } from '@modelcontextprotocol/client';
 import { UnauthorizedError as UnauthorizedV1 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,12 +23,17 @@ export interface SignInClientOptions {
   readonly signIn: (authorizationUrl: URL) => Promise<void>;
   /** v2 only: pin the client to this revision (a 2026 client) rather than a 2025 session. */
   readonly revision?: '2026-07-28';
+  /** v2 only: what the client declares (e.g. URL elicitation), and its handlers, set before it connects. */
+  readonly capabilities?: ClientCapabilities;
+  readonly prepare?: (client: ClientV2) => void;
 }
 
 export interface SignedInClient {
   readonly generation: SdkGeneration;
   /** The MCP session's id (2025 sessions), as the transport holds it now. */
   readonly sessionId: string | undefined;
+  /** The v2 SDK client itself, for what the methods below do not cover. */
+  readonly sdk?: ClientV2;
   listToolNames(): Promise<string[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<{ content?: unknown; isError?: boolean }>;
   close(): Promise<void>;
@@ -64,16 +69,21 @@ interface Connection {
   finishAuth(params: URLSearchParams): Promise<void>;
 }
 
-function connection({ generation, url, provider, revision }: SignInClientOptions): Connection {
+function connection({ generation, url, provider, revision, capabilities, prepare }: SignInClientOptions): Connection {
   if (revision !== undefined && generation !== 'v2') throw new Error(`connectWithSignIn: only the v2 client speaks ${revision}`);
   if (generation === 'v2') {
     const transport = new HttpTransportV2(new URL(url), { authProvider: provider });
-    const client = new ClientV2(CLIENT_INFO, revision === undefined ? undefined : { versionNegotiation: { mode: { pin: revision } } });
+    const client = new ClientV2(CLIENT_INFO, {
+      ...(revision !== undefined && { versionNegotiation: { mode: { pin: revision } } }),
+      ...(capabilities !== undefined && { capabilities }),
+    });
+    prepare?.(client);
     return {
       connect: async () => {
         await client.connect(transport);
         return {
           generation,
+          sdk: client,
           get sessionId() {
             return transport.sessionId;
           },

@@ -10,7 +10,7 @@ import { freePort } from './free-port.js';
 import { startGateway, type TestGateway } from './gateway.js';
 import { startLoopbackCallback, type LoopbackCallback } from './loopback-callback.js';
 import { TestOAuthClientProvider } from './oauth-client-provider.js';
-import { connectWithSignIn, type SignedInClient } from './sdk-sign-in.js';
+import { connectWithSignIn, type SignedInClient, type SignInClientOptions } from './sdk-sign-in.js';
 import { personSignsIn, type PersonSignInOptions, type PersonVisit } from './sign-in-person.js';
 import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from './team-idp.js';
 import { everythingStdio } from './upstreams.js';
@@ -60,6 +60,9 @@ export interface SdkSignInOptions {
   readonly revision?: '2026-07-28';
   readonly account: TeamIdpAccount;
   readonly consent: PersonSignInOptions['consent'];
+  /** v2 only: what the client declares, and its handlers (sdk-sign-in.ts). */
+  readonly capabilities?: SignInClientOptions['capabilities'];
+  readonly prepare?: SignInClientOptions['prepare'];
 }
 
 export interface SignInTeam {
@@ -122,6 +125,8 @@ export async function startSignInTeam(): Promise<SignInTeam> {
       const client = await connectWithSignIn({
         generation: options.generation,
         ...(options.revision !== undefined && { revision: options.revision }),
+        ...(options.capabilities !== undefined && { capabilities: options.capabilities }),
+        ...(options.prepare !== undefined && { prepare: options.prepare }),
         url: gateway.url,
         provider: app.provider,
         callback: app.callback,

@@ -22,6 +22,8 @@ export interface RequestTrace {
   credentials?: CredentialUse;
   /** The session store did not answer: the transport answers "retry" (Gateway.serve rethrows it). */
   storeUnavailable?: StoreUnavailableError;
+  /** The server whose connection the caller was asked to make through input_required (a 2026 client). */
+  askedToConnect?: string;
 }
 
 export interface HandlerContext {

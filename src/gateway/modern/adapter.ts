@@ -18,6 +18,7 @@ import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { RelatedChannel } from '../calls/related-channel.js';
 import { missingCapability } from '../calls/server-requests.js';
+import { CONNECT_INPUT_KEY, withoutUrlElicitation } from '../calls/ask-to-connect.js';
 import { modernError } from './codes.js';
 import { readEnvelope, type ModernRequestFacts } from './envelope.js';
 import { ModernCall } from './modern-call.js';
@@ -27,6 +28,11 @@ import { completeResult, inputRequiredResult, modernResponse, type CachePolicy }
 
 /** Methods of earlier revisions that a request with a 2026 envelope does not have. */
 const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+/** A connect round's retry waits this long at most for the person to finish in their browser. */
+const CONNECT_WAIT_MS = 30_000;
+const CONNECT_POLL_MS = 1_000;
+/** After this many rounds of asking to connect, the link is given in words (as to a client without URL elicitation). */
+const MAX_CONNECT_ROUNDS = 3;
 /** The methods that may answer input_required (MRTR). */
 const INTERACTIVE_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -92,11 +98,35 @@ export class ModernAdapter {
       const served = await this.options.gateway.serve(caller, request, serveOptions(options.related, undefined, options.cancel));
       return this.#final(request, binding, caller, served);
     }
+    return this.#fresh(caller, request, binding, options, 0);
+  }
+
+  /** An interactive request served from the start; `connectRound`: how often the person was asked to connect already. */
+  async #fresh(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions, connectRound: number): Promise<Answered> {
     const call = new ModernCall(caller.clientCapabilities);
     call.start((serveOptions) => this.options.gateway.serve(caller, request, serveOptions));
     const outcome = await call.next(options.related, options.cancel);
+    if (outcome.kind === 'done') return this.#final(request, binding, caller, outcome.served, connectRound);
     const park = outcome.kind === 'input' ? this.options.parked.park(call) : undefined;
     return this.#answer(request, binding, caller, toResumeOutcome(outcome, call.round), park);
+  }
+
+  /**
+   * The retry of a call that asked the person to connect an account: the call is made again. One
+   * who accepted may still be in their browser, so while the client waits (CONNECT_WAIT_MS at most)
+   * it is made again every CONNECT_POLL_MS until the connection is there, then they are asked
+   * again. A client that declined, or was asked MAX_CONNECT_ROUNDS times, gets the link in words.
+   */
+  async #connectRetry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, round: number, inputResponses: JsonObject, options: ModernRequestOptions): Promise<Answered> {
+    const reply = inputResponses[CONNECT_INPUT_KEY];
+    const accepted = isJsonObject(reply) && reply.action === 'accept';
+    const asking = accepted && round < MAX_CONNECT_ROUNDS ? caller : withoutUrlElicitation(caller);
+    const until = Date.now() + (asking === caller ? CONNECT_WAIT_MS : 0);
+    for (;;) {
+      const answer = await this.#fresh(asking, request, binding, options, round);
+      if (answer.askedToConnect !== true || Date.now() + CONNECT_POLL_MS > until) return answer;
+      if (!(await pause(CONNECT_POLL_MS, options.cancel))) return answer;
+    }
   }
 
   async #retry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions): Promise<ModernAnswer> {
@@ -105,6 +135,7 @@ export class ModernAdapter {
     if (!unsealed.ok) return refuse(request, rpcError('InvalidParams', unsealed.reason));
     const inputResponses = isJsonObject(params.inputResponses) ? params.inputResponses : {};
     const state = unsealed.body;
+    if (state.kind === 'connect') return this.#connectRetry(caller, request, binding, state.round, inputResponses, options);
     if (state.kind === 'relay') {
       const answers = { inputResponses, ...(state.upstreamState !== undefined && { requestState: state.upstreamState }) };
       const served = await this.options.gateway.serve(caller, request, serveOptions(options.related, undefined, options.cancel, { server: state.server, answers }));
@@ -143,10 +174,15 @@ export class ModernAdapter {
   }
 
   /** A served request's answer: a 2026 upstream's own input_required is relayed, else the result as 2026 shapes it. */
-  #final(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, served: Served): ModernAnswer {
+  #final(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, served: Served, connectRound = 0): Answered {
     const { response, trace } = served;
     if ('result' in response && isInputRequired(response.result)) {
       const result = response.result;
+      // The gateway's own question (ask-to-connect.ts): the retry makes the call again.
+      if (trace.askedToConnect !== undefined) {
+        const requestState = this.options.sealer.seal({ kind: 'connect', server: trace.askedToConnect, round: connectRound + 1 }, binding);
+        return { response: resultResponse(request.id, inputRequiredResult(isJsonObject(result.inputRequests) ? result.inputRequests : {}, requestState)), refused: false, askedToConnect: true };
+      }
       const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : undefined;
       for (const [, input] of inputRequestsOf(result)) {
         const capability = missingCapability(input.method, caller.clientCapabilities);
@@ -163,6 +199,24 @@ export class ModernAdapter {
     const { gateway } = this.options;
     return { listsFreshForMs: gateway.listsFreshForMs(), privateViews: gateway.viewsDependOnPrincipal };
   }
+}
+
+/** The adapter's answer, and whether it asks the person to connect an account (a connect round). */
+type Answered = ModernAnswer & { readonly askedToConnect?: boolean };
+
+/** Resolves true after `ms`, or false as soon as the client gives up. */
+function pause(ms: number, cancel: Cancellation | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      stop?.();
+      resolve(true);
+    }, ms);
+    // Registered after the timer: a client already gone is heard at once, and clears it.
+    const stop = cancel?.onCancel(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
 }
 
 /**

@@ -19,7 +19,9 @@ export type StateBody =
   /** A 2025 upstream's call parked on `replica`, waiting for round `round`'s answers. */
   | { readonly kind: 'park'; readonly replica: string; readonly park: string; readonly round: number }
   /** A 2026 upstream's own input_required: its state, to hand back on the retry. */
-  | { readonly kind: 'relay'; readonly server: string; readonly upstreamState?: string };
+  | { readonly kind: 'relay'; readonly server: string; readonly upstreamState?: string }
+  /** The person was asked to connect their account on `server` (credentials.connection), `round` times so far. */
+  | { readonly kind: 'connect'; readonly server: string; readonly round: number };
 
 export interface RequestBinding {
   /** The principal's sub; '' when auth is off. */
@@ -113,6 +115,7 @@ function canonicalJson(value: unknown): string {
 function isStateBody(value: unknown): value is StateBody {
   if (!isJsonObject(value)) return false;
   if (value.kind === 'park') return typeof value.replica === 'string' && typeof value.park === 'string' && typeof value.round === 'number';
+  if (value.kind === 'connect') return typeof value.server === 'string' && typeof value.round === 'number';
   if (value.kind === 'relay') return typeof value.server === 'string' && (value.upstreamState === undefined || typeof value.upstreamState === 'string');
   return false;
 }
