@@ -9,7 +9,8 @@ import type { CatalogView } from './catalogue/catalog-view.js';
 import { IsolatedServers } from './isolation/isolated-servers.js';
 import { catalogueError, ERRORS } from '../protocol/error-catalogue.js';
 import { RpcError, rpcError, rpcErrors, toRpcError } from './errors.js';
-import { askToConnect } from './calls/ask-to-connect.js';
+import { askToConnect, takesUrlInput } from './calls/ask-to-connect.js';
+import { isUrlElicitationRequired, upstreamElicitationKey, urlElicitationsOf, urlInputRequests } from './calls/upstream-url-elicitations.js';
 import { ConnectionRequiredError } from '../credentials/errors.js';
 import type { HandlerContext, MethodHandler, RequestTrace } from './handlers/handler-context.js';
 import { HANDLERS } from './handlers/index.js';
@@ -21,6 +22,7 @@ export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, 
 import { describeUpstreams, listsFreshForMs } from './description.js';
 import { UpstreamForwarding } from './calls/forwarding.js';
 import type { JsonObject } from '../protocol/json.js';
+import { UpstreamRpcError } from '../upstream/errors.js';
 import {
   errorResponse,
   resultResponse,
@@ -89,7 +91,7 @@ export class Gateway {
     this.#access = new AccessViews(options.access);
     this.#endpoints = new EndpointViews(options.endpoints);
     this.#outbox = new SessionOutbox(options.events, options.store);
-    this.#relay = new ServerRequestRelay(this.#inFlight, this.#outbox, options.bus, options.logger);
+    this.#relay = new ServerRequestRelay(this.#inFlight, this.#outbox, options.bus, options.logger, (key, sessionId) => this.#rememberAsked(key, sessionId));
     this.#logLevels = new UpstreamLogLevels(options.logger);
     this.#isolated =
       options.isolation &&
@@ -147,6 +149,7 @@ export class Gateway {
       observer: this.#observer,
       logger,
       listens: this.listens,
+      ...(this.options.askedSessions && { askedSessions: this.options.askedSessions }),
     });
     this.#router = router;
     this.listens.start();
@@ -360,12 +363,18 @@ export class Gateway {
         return errorResponse(request.id, catalogueError('SessionStoreUnavailable'));
       }
       let error = this.#explained(thrown, caller, request, isolation) ?? thrown;
+      // An upstream's own -32042: a 2026 client is asked through input_required; a 2025 session's
+      // elicitations are noted, for the upstream's completion notification to find it.
+      if (error instanceof UpstreamRpcError && isUrlElicitationRequired(error.code)) {
+        const asked = await this.#upstreamUrlElicitation(error, caller, request.method, trace);
+        if (asked) return resultResponse(request.id, asked);
+      }
       // No connection of the caller's own on the server (credentials.connection): ask them, in the
       // form their client takes (the reason may be the explanation of an item left out of their view).
       if (error instanceof ConnectionRequiredError) {
         const asked = askToConnect(error, caller, request.method);
         if (asked.kind === 'result') {
-          if (asked.input) trace.askedToConnect = error.server;
+          if (asked.input) trace.urlElicited = { server: error.server, poll: true };
           return resultResponse(request.id, asked.result);
         }
         if (asked.elicitationId !== undefined && caller.session) await this.#rememberAsked(asked.elicitationId, caller.session.id);
@@ -398,6 +407,19 @@ export class Gateway {
     const [record] = await this.options.store.peekMany([sessionId]);
     if (record?.principal !== sub) return 0;
     return this.#outbox.toSessions([sessionId], { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } });
+  }
+
+  /** An upstream's -32042: input_required for a 2026 client that takes URLs; else its elicitations noted with the session. */
+  async #upstreamUrlElicitation(error: UpstreamRpcError, caller: Caller, method: string, trace: RequestTrace): Promise<JsonObject | undefined> {
+    const elicitations = urlElicitationsOf(error.data);
+    if (elicitations.length === 0) return undefined;
+    if (takesUrlInput(caller, method)) {
+      trace.urlElicited = { server: error.server, poll: false };
+      return { resultType: 'input_required', inputRequests: urlInputRequests(elicitations) };
+    }
+    const { session } = caller;
+    if (session) for (const { elicitationId } of elicitations) await this.#rememberAsked(upstreamElicitationKey(error.server, elicitationId), session.id);
+    return undefined;
   }
 
   /** Which session got a URL elicitation; a store that fails only costs the notification. */

@@ -32,6 +32,7 @@ export type FixtureName =
   | 'silent-server'
   | 'header-echo-server'
   | 'guarded-server'
+  | 'url-elicit-server'
   | 'interactive-server'
   | 'conformance-server'
   | 'conformance-2026-server'

@@ -30,7 +30,7 @@ export function askToConnect(needed: ConnectionRequiredError, caller: Caller, me
   const renew = needed.reason === 'needs-reconnect';
   if (takesUrlElicitation(caller)) {
     const message = connectMessage(needed.server, renew);
-    if (caller.era === 'modern' && ASKING_METHODS.has(method)) {
+    if (takesUrlInput(caller, method)) {
       const elicit = { method: 'elicitation/create', params: { mode: 'url', url: needed.connectUrl, message } };
       return { kind: 'result', result: { resultType: 'input_required', inputRequests: { [CONNECT_INPUT_KEY]: elicit } }, input: true };
     }
@@ -53,6 +53,11 @@ function connectMessage(server: string, renew: boolean): string {
   return renew
     ? `Your connection to ${server} has expired: open the link to connect your account there again.`
     : `${server} works with your own account there: open the link to connect it.`;
+}
+
+/** A 2026 client asked for a URL through input_required: it declared URL elicitation, and the method may answer so. */
+export function takesUrlInput(caller: Caller, method: string): boolean {
+  return caller.era === 'modern' && ASKING_METHODS.has(method) && takesUrlElicitation(caller);
 }
 
 /** URL-mode elicitation is declared as `elicitation: { url: {} }` (2025-11-25 and 2026-07-28). */

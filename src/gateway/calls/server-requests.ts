@@ -13,6 +13,7 @@ import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { RelatedChannel } from './related-channel.js';
 import type { SessionOutbox } from '../sessions/session-outbox.js';
 import type { SessionRecord } from '../../session/store.js';
+import { upstreamElicitationKey, urlElicitationIdOf } from './upstream-url-elicitations.js';
 
 /** The client capability each relayed method needs. */
 const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {
@@ -25,6 +26,11 @@ const REQUIRED_CAPABILITY: Readonly<Record<string, string>> = {
 export function missingCapability(method: string, capabilities: Readonly<Record<string, unknown>>): string | undefined {
   const capability = REQUIRED_CAPABILITY[method];
   return capability !== undefined && capabilities[capability] === undefined ? capability : undefined;
+}
+
+function declaresUrlElicitation(capabilities: Readonly<Record<string, unknown>>): boolean {
+  const elicitation = capabilities.elicitation;
+  return isJsonObject(elicitation) && elicitation.url !== undefined;
 }
 
 const CLIENT_RESPONSE_TOPIC = 'client-response';
@@ -47,6 +53,8 @@ export class ServerRequestRelay {
     private readonly outbox: SessionOutbox,
     private readonly bus: Bus,
     private readonly logger: Logger,
+    /** Notes which session an upstream's URL elicitation went to (upstream-url-elicitations.ts). */
+    private readonly noteAsked?: (key: string, sessionId: string) => Promise<void>,
   ) {
     this.#unsubscribe = bus.on(CLIENT_RESPONSE_TOPIC, (payload) => {
       const response = payload.response;
@@ -83,6 +91,8 @@ export class ServerRequestRelay {
     if (inFlight.input) return inFlight.input(request);
     const session = inFlight.caller.session;
     if (!session) throw rpcError('ClientCannotBeAsked', request.method);
+    const elicitationId = urlElicitationIdOf(request.method, request.params);
+    if (elicitationId !== undefined) await this.noteAsked?.(upstreamElicitationKey(server, elicitationId), session.id);
     return this.relayTo({ session, related }, request);
   }
 
@@ -94,6 +104,10 @@ export class ServerRequestRelay {
     const capability = missingCapability(request.method, session.clientCapabilities);
     if (capability !== undefined) {
       throw rpcError('ClientLacksCapability', request.method, capability);
+    }
+    // 2025-11-25: no elicitation in a mode the client did not declare.
+    if (request.method === 'elicitation/create' && request.params?.mode === 'url' && !declaresUrlElicitation(session.clientCapabilities)) {
+      throw rpcError('ClientLacksCapability', request.method, 'elicitation.url');
     }
 
     this.#counter += 1;

@@ -22,8 +22,11 @@ export interface RequestTrace {
   credentials?: CredentialUse;
   /** The session store did not answer: the transport answers "retry" (Gateway.serve rethrows it). */
   storeUnavailable?: StoreUnavailableError;
-  /** The server whose connection the caller was asked to make through input_required (a 2026 client). */
-  askedToConnect?: string;
+  /**
+   * A 2026 client was asked to open a URL through input_required: to connect its person's account
+   * on `server` (`poll`: the retry waits for it), or for the upstream's own -32042.
+   */
+  urlElicited?: { readonly server: string; readonly poll: boolean };
 }
 
 export interface HandlerContext {

@@ -18,7 +18,7 @@ import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { RelatedChannel } from '../calls/related-channel.js';
 import { missingCapability } from '../calls/server-requests.js';
-import { CONNECT_INPUT_KEY, withoutUrlElicitation } from '../calls/ask-to-connect.js';
+import { withoutUrlElicitation } from '../calls/ask-to-connect.js';
 import { modernError } from './codes.js';
 import { readEnvelope, type ModernRequestFacts } from './envelope.js';
 import { ModernCall } from './modern-call.js';
@@ -31,8 +31,8 @@ const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'reso
 /** A connect round's retry waits this long at most for the person to finish in their browser. */
 const CONNECT_WAIT_MS = 30_000;
 const CONNECT_POLL_MS = 1_000;
-/** After this many rounds of asking to connect, the link is given in words (as to a client without URL elicitation). */
-const MAX_CONNECT_ROUNDS = 3;
+/** After this many rounds of asking to open a URL, the client is answered as one without URL elicitation. */
+const MAX_URL_ROUNDS = 3;
 /** The methods that may answer input_required (MRTR). */
 const INTERACTIVE_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -101,30 +101,32 @@ export class ModernAdapter {
     return this.#fresh(caller, request, binding, options, 0);
   }
 
-  /** An interactive request served from the start; `connectRound`: how often the person was asked to connect already. */
-  async #fresh(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions, connectRound: number): Promise<Answered> {
+  /** An interactive request served from the start; `urlRound`: how often the client was asked to open a URL already. */
+  async #fresh(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, options: ModernRequestOptions, urlRound: number): Promise<Answered> {
     const call = new ModernCall(caller.clientCapabilities);
     call.start((serveOptions) => this.options.gateway.serve(caller, request, serveOptions));
     const outcome = await call.next(options.related, options.cancel);
-    if (outcome.kind === 'done') return this.#final(request, binding, caller, outcome.served, connectRound);
+    if (outcome.kind === 'done') return this.#final(request, binding, caller, outcome.served, urlRound);
     const park = outcome.kind === 'input' ? this.options.parked.park(call) : undefined;
     return this.#answer(request, binding, caller, toResumeOutcome(outcome, call.round), park);
   }
 
   /**
-   * The retry of a call that asked the person to connect an account: the call is made again. One
-   * who accepted may still be in their browser, so while the client waits (CONNECT_WAIT_MS at most)
-   * it is made again every CONNECT_POLL_MS until the connection is there, then they are asked
-   * again. A client that declined, or was asked MAX_CONNECT_ROUNDS times, gets the link in words.
+   * The retry of a call that asked the client to open a URL: the call is made again. A person who
+   * accepted to connect an account may still be in their browser, so while the client waits
+   * (CONNECT_WAIT_MS at most) it is made again every CONNECT_POLL_MS until the connection is
+   * there, then they are asked again (an upstream's own -32042 is not polled: each attempt is a
+   * call to it). A client that declined, or was asked MAX_URL_ROUNDS times, is answered as one
+   * without URL elicitation (the link in words, or the error).
    */
-  async #connectRetry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, round: number, inputResponses: JsonObject, options: ModernRequestOptions): Promise<Answered> {
-    const reply = inputResponses[CONNECT_INPUT_KEY];
-    const accepted = isJsonObject(reply) && reply.action === 'accept';
-    const asking = accepted && round < MAX_CONNECT_ROUNDS ? caller : withoutUrlElicitation(caller);
-    const until = Date.now() + (asking === caller ? CONNECT_WAIT_MS : 0);
+  async #urlRetry(caller: Caller, request: JsonRpcRequest, binding: RequestBinding, state: { readonly round: number; readonly poll: boolean }, inputResponses: JsonObject, options: ModernRequestOptions): Promise<Answered> {
+    const replies = Object.values(inputResponses);
+    const accepted = replies.length > 0 && replies.every((reply) => isJsonObject(reply) && reply.action === 'accept');
+    const asking = accepted && state.round < MAX_URL_ROUNDS ? caller : withoutUrlElicitation(caller);
+    const until = Date.now() + (asking === caller && state.poll ? CONNECT_WAIT_MS : 0);
     for (;;) {
-      const answer = await this.#fresh(asking, request, binding, options, round);
-      if (answer.askedToConnect !== true || Date.now() + CONNECT_POLL_MS > until) return answer;
+      const answer = await this.#fresh(asking, request, binding, options, state.round);
+      if (answer.askedByUrl !== true || Date.now() + CONNECT_POLL_MS > until) return answer;
       if (!(await pause(CONNECT_POLL_MS, options.cancel))) return answer;
     }
   }
@@ -135,7 +137,7 @@ export class ModernAdapter {
     if (!unsealed.ok) return refuse(request, rpcError('InvalidParams', unsealed.reason));
     const inputResponses = isJsonObject(params.inputResponses) ? params.inputResponses : {};
     const state = unsealed.body;
-    if (state.kind === 'connect') return this.#connectRetry(caller, request, binding, state.round, inputResponses, options);
+    if (state.kind === 'url') return this.#urlRetry(caller, request, binding, state, inputResponses, options);
     if (state.kind === 'relay') {
       const answers = { inputResponses, ...(state.upstreamState !== undefined && { requestState: state.upstreamState }) };
       const served = await this.options.gateway.serve(caller, request, serveOptions(options.related, undefined, options.cancel, { server: state.server, answers }));
@@ -174,14 +176,14 @@ export class ModernAdapter {
   }
 
   /** A served request's answer: a 2026 upstream's own input_required is relayed, else the result as 2026 shapes it. */
-  #final(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, served: Served, connectRound = 0): Answered {
+  #final(request: JsonRpcRequest, binding: RequestBinding, caller: Caller, served: Served, urlRound = 0): Answered {
     const { response, trace } = served;
     if ('result' in response && isInputRequired(response.result)) {
       const result = response.result;
-      // The gateway's own question (ask-to-connect.ts): the retry makes the call again.
-      if (trace.askedToConnect !== undefined) {
-        const requestState = this.options.sealer.seal({ kind: 'connect', server: trace.askedToConnect, round: connectRound + 1 }, binding);
-        return { response: resultResponse(request.id, inputRequiredResult(isJsonObject(result.inputRequests) ? result.inputRequests : {}, requestState)), refused: false, askedToConnect: true };
+      // The gateway's own question (ask-to-connect.ts, upstream-url-elicitations.ts): the retry makes the call again.
+      if (trace.urlElicited !== undefined) {
+        const requestState = this.options.sealer.seal({ kind: 'url', server: trace.urlElicited.server, round: urlRound + 1, poll: trace.urlElicited.poll }, binding);
+        return { response: resultResponse(request.id, inputRequiredResult(isJsonObject(result.inputRequests) ? result.inputRequests : {}, requestState)), refused: false, askedByUrl: true };
       }
       const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : undefined;
       for (const [, input] of inputRequestsOf(result)) {
@@ -201,8 +203,8 @@ export class ModernAdapter {
   }
 }
 
-/** The adapter's answer, and whether it asks the person to connect an account (a connect round). */
-type Answered = ModernAnswer & { readonly askedToConnect?: boolean };
+/** The adapter's answer, and whether it asks the client to open a URL (a URL round). */
+type Answered = ModernAnswer & { readonly askedByUrl?: boolean };
 
 /** Resolves true after `ms`, or false as soon as the client gives up. */
 function pause(ms: number, cancel: Cancellation | undefined): Promise<boolean> {

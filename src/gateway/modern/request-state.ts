@@ -20,8 +20,11 @@ export type StateBody =
   | { readonly kind: 'park'; readonly replica: string; readonly park: string; readonly round: number }
   /** A 2026 upstream's own input_required: its state, to hand back on the retry. */
   | { readonly kind: 'relay'; readonly server: string; readonly upstreamState?: string }
-  /** The person was asked to connect their account on `server` (credentials.connection), `round` times so far. */
-  | { readonly kind: 'connect'; readonly server: string; readonly round: number };
+  /**
+   * The client was asked to open a URL, `round` times so far: to connect the person's account on
+   * `server` (credentials.connection; `poll`: the retry waits for it), or by the upstream's -32042.
+   */
+  | { readonly kind: 'url'; readonly server: string; readonly round: number; readonly poll: boolean };
 
 export interface RequestBinding {
   /** The principal's sub; '' when auth is off. */
@@ -115,7 +118,7 @@ function canonicalJson(value: unknown): string {
 function isStateBody(value: unknown): value is StateBody {
   if (!isJsonObject(value)) return false;
   if (value.kind === 'park') return typeof value.replica === 'string' && typeof value.park === 'string' && typeof value.round === 'number';
-  if (value.kind === 'connect') return typeof value.server === 'string' && typeof value.round === 'number';
+  if (value.kind === 'url') return typeof value.server === 'string' && typeof value.round === 'number' && typeof value.poll === 'boolean';
   if (value.kind === 'relay') return typeof value.server === 'string' && (value.upstreamState === undefined || typeof value.upstreamState === 'string');
   return false;
 }

@@ -14,6 +14,8 @@ import { Listens } from '../modern/listens.js';
 import type { Routing } from '../calls/routing.js';
 import type { ServerRequestRelay } from '../calls/server-requests.js';
 import type { SessionOutbox } from './session-outbox.js';
+import type { AskedSessions } from '../gateway-types.js';
+import { upstreamElicitationKey } from '../calls/upstream-url-elicitations.js';
 import type { SubscriptionCounter } from './subscriptions.js';
 
 /** Handled elsewhere: list changes by the catalogue, progress by the request that asked for it. */
@@ -35,6 +37,8 @@ export interface UpstreamMessageRouterOptions {
   readonly logger: Logger;
   /** 2026 listens subscribed to resources (their holder ids share the subscription counter). */
   readonly listens?: Listens;
+  /** Which session each URL elicitation went to: an upstream's completion goes there alone. */
+  readonly askedSessions?: AskedSessions;
 }
 
 export class UpstreamMessageRouter {
@@ -55,6 +59,7 @@ export class UpstreamMessageRouter {
   async #route(server: string, notification: UpstreamNotification): Promise<void> {
     if (NOT_RELAYED.has(notification.method)) return;
     if (notification.method === 'notifications/resources/updated') return this.#resourceUpdated(server, notification);
+    if (notification.method === 'notifications/elicitation/complete') return this.#elicitationComplete(server, notification);
 
     const message: JsonRpcNotification = { jsonrpc: '2.0', method: notification.method, ...(notification.params && { params: notification.params }) };
     const attribution = this.options.inFlight.attribute(server);
@@ -74,6 +79,19 @@ export class UpstreamMessageRouter {
     // Level filtering of queued messages happens as each session's stream sends them.
     const sessions = await this.options.outbox.toAllSessions(message);
     this.options.observer.onNotificationForwarded({ method: message.method, sessions });
+  }
+
+  /**
+   * To the session the upstream's URL elicitation went to (2025-11-25: "only to the client that
+   * initiated"); an id nobody was given goes nowhere, never to every session.
+   */
+  async #elicitationComplete(server: string, notification: UpstreamNotification): Promise<void> {
+    const elicitationId = isJsonObject(notification.params) ? notification.params.elicitationId : undefined;
+    if (typeof elicitationId !== 'string') return;
+    const sessionId = await this.options.askedSessions?.sessionOf(upstreamElicitationKey(server, elicitationId));
+    if (sessionId === undefined) return;
+    await this.options.outbox.toSessions([sessionId], { jsonrpc: '2.0', method: notification.method, params: { elicitationId } });
+    this.options.observer.onNotificationForwarded({ method: notification.method, sessions: 1 });
   }
 
   async #resourceUpdated(server: string, notification: UpstreamNotification): Promise<void> {
