@@ -69,6 +69,24 @@ describe('upstream URL elicitations pass through', () => {
     expect(bob.completed).toEqual([]);
   }, 60_000);
 
+  it('sends no URL elicitation to a client of either era that declared only form mode: the upstream is told no', async () => {
+    const opened: unknown[] = [];
+    const formOnly = new Client({ name: 'form-only-2025', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    formOnly.setRequestHandler('elicitation/create', (request) => {
+      opened.push(request.params);
+      return { action: 'accept', content: {} };
+    });
+    await formOnly.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    clients.push(formOnly);
+    const modern = await connectModern(gateway.url);
+    clients.push(modern);
+    for (const client of [formOnly, modern]) {
+      const outcome: unknown = await client.callTool({ name: 'asker__open_url', arguments: {} }).catch((error: unknown) => error);
+      expect(JSON.stringify(outcome) + String(outcome)).toMatch(/elicitation\.url/);
+    }
+    expect(opened).toEqual([]);
+  }, 60_000);
+
   it("asks a 2026 client for the upstream's -32042 through input_required, and its retry calls the upstream again", async () => {
     const helper = await client2025();
     const modern = await connectModern(gateway.url, { capabilities: { elicitation: { url: {} } } });

@@ -28,7 +28,8 @@ export function missingCapability(method: string, capabilities: Readonly<Record<
   return capability !== undefined && capabilities[capability] === undefined ? capability : undefined;
 }
 
-function declaresUrlElicitation(capabilities: Readonly<Record<string, unknown>>): boolean {
+/** Whether the client declared URL-mode elicitation (2025-11-25: none is sent in a mode it did not declare). */
+export function declaresUrlElicitation(capabilities: Readonly<Record<string, unknown>>): boolean {
   const elicitation = capabilities.elicitation;
   return isJsonObject(elicitation) && elicitation.url !== undefined;
 }

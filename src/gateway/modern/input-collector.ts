@@ -6,7 +6,7 @@ import { rpcError } from '../errors.js';
 import type { InputChannel } from '../calls/in-flight.js';
 import type { InputRequest } from '../calls/input-rounds.js';
 import type { JsonObject } from '../../protocol/json.js';
-import { missingCapability } from '../calls/server-requests.js';
+import { declaresUrlElicitation, missingCapability } from '../calls/server-requests.js';
 
 interface Question {
   readonly request: InputRequest;
@@ -119,6 +119,10 @@ export class InputCollector {
       this.#missing = capability;
       this.#wake?.();
       return Promise.reject(refusal);
+    }
+    // A URL a client did not say it can open: the upstream is told no, as such a client would.
+    if (request.method === 'elicitation/create' && request.params?.mode === 'url' && !declaresUrlElicitation(this.capabilities)) {
+      return Promise.reject(rpcError('ClientLacksCapability', request.method, 'elicitation.url'));
     }
     this.#counter += 1;
     const key = `${KEY_PREFIX[request.method] ?? 'input'}-${this.#counter}`;
