@@ -71,7 +71,7 @@ export const ERRORS = {
     status: 200,
     audience: 'upstream',
     message: (method: string, capability: string) => `the client does not support ${method} (it did not declare the "${capability}" capability)`,
-    when: 'An upstream asks the client for sampling, elicitation or roots, and the client did not declare that capability.',
+    when: 'An upstream asks the client for sampling, elicitation or roots, and the client did not declare that capability (for a URL-mode elicitation: `elicitation.url`).',
     remedy: 'Upstream authors: treat it as a client without the feature. Users: use a client that has it.',
   },
   ClientCannotBeAsked: {
@@ -265,8 +265,8 @@ export const ERRORS = {
     status: 200,
     message: (server: string, renew: boolean) =>
       renew ? `your connection to upstream "${server}" has expired: connect again, then retry` : `connect your account on upstream "${server}", then retry`,
-    when: 'The caller has not connected their own account on an upstream with `credentials.connection` (or it must be renewed), and the client declared URL elicitation: `data.elicitations` holds the URL to open (the MCP spec\'s URLElicitationRequiredError).',
-    remedy: 'The client opens the URL for the person; when they have connected, `notifications/elicitation/complete` names the elicitation and the retry succeeds.',
+    when: 'The caller has not connected their own account on an upstream with `credentials.connection` (or it must be renewed), and the client is a 2025-11-25 one that declared URL elicitation: `data.elicitations` holds the URL to open (the MCP spec\'s URLElicitationRequiredError). A 2026-07-28 client is asked through `input_required` instead (that revision has no -32042). An upstream\'s own -32042 reaches a 2025 client as the upstream sent it.',
+    remedy: 'The client opens the URL for the person; when they have connected, `notifications/elicitation/complete` (to that session only) names the elicitation and the retry succeeds.',
   },
   UpstreamCredentialRefused: {
     code: -32004,
