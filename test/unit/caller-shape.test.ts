@@ -4,6 +4,7 @@
 // in the same order, which is what these tests hold (V8's own check, %HaveSameMap, needs a flag
 // that vitest's workers do not run with).
 import { describe, expect, it } from 'vitest';
+import { withoutUrlElicitation } from '../../src/gateway/calls/ask-to-connect.js';
 import { sessionCaller } from '../../src/gateway/caller.js';
 import { serveOptions } from '../../src/gateway/gateway-types.js';
 import { readEnvelope } from '../../src/gateway/modern/envelope.js';
@@ -26,6 +27,19 @@ describe('the shapes both eras share', () => {
     const modern = readEnvelope(envelope, undefined, undefined, { requestId: 'req-2' });
     expect(Object.keys(modern)).toEqual(Object.keys(legacy));
     expect(modern.session).toBeUndefined();
+  });
+
+  it('a caller answered as one without URL elicitation keeps the shape, and loses only the URL mode', () => {
+    const modern = readEnvelope(
+      { _meta: { ...envelope._meta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} }, sampling: {} } } },
+      undefined,
+      undefined,
+      { requestId: 'req-3' },
+    );
+    const plain = withoutUrlElicitation(modern);
+    expect(Object.keys(plain)).toEqual(Object.keys(modern));
+    expect(plain.clientCapabilities).toEqual({ elicitation: { form: {} }, sampling: {} });
+    expect(withoutUrlElicitation({ ...modern, clientCapabilities: { elicitation: { url: {} } } }).clientCapabilities).toEqual({});
   });
 
   it('serve options have the same keys however few are given', () => {
