@@ -35,8 +35,8 @@ export const BOB: TeamIdpAccount = {
   password: 'another horse battery staple',
 };
 
-const IDP_SECRET = 'switchboard-secret-at-the-provider-0123456789';
-const SIGN_IN_SECRET = 'a-sign-in-secret-for-the-tests-0123456789abcdef';
+export const IDP_SECRET = 'switchboard-secret-at-the-provider-0123456789';
+export const SIGN_IN_SECRET = 'a-sign-in-secret-for-the-tests-0123456789abcdef';
 
 type AuthInput = NonNullable<ConfigInput['auth']>;
 export type SignInInput = NonNullable<AuthInput['signIn']>;
