@@ -30,7 +30,9 @@ import { completeResult, inputRequiredResult, modernResponse, type CachePolicy }
 const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
 /** A connect round's retry waits this long at most for the person to finish in their browser. */
 const CONNECT_WAIT_MS = 30_000;
+/** Each attempt is a request served (audited, counted): the first after a second, then less often. */
 const CONNECT_POLL_MS = 1_000;
+const CONNECT_POLL_MAX_MS = 5_000;
 /** After this many rounds of asking to open a URL, the client is answered as one without URL elicitation. */
 const MAX_URL_ROUNDS = 3;
 /** The methods that may answer input_required (MRTR). */
@@ -114,7 +116,7 @@ export class ModernAdapter {
   /**
    * The retry of a call that asked the client to open a URL: the call is made again. A person who
    * accepted to connect an account may still be in their browser, so while the client waits
-   * (CONNECT_WAIT_MS at most) it is made again every CONNECT_POLL_MS until the connection is
+   * (CONNECT_WAIT_MS at most) it is made again, more and more rarely, until the connection is
    * there, then they are asked again (an upstream's own -32042 is not polled: each attempt is a
    * call to it). A client that declined, or was asked MAX_URL_ROUNDS times, is answered as one
    * without URL elicitation (the link in words, or the error).
@@ -124,10 +126,10 @@ export class ModernAdapter {
     const accepted = replies.length > 0 && replies.every((reply) => isJsonObject(reply) && reply.action === 'accept');
     const asking = accepted && state.round < MAX_URL_ROUNDS ? caller : withoutUrlElicitation(caller);
     const until = Date.now() + (asking === caller && state.poll ? CONNECT_WAIT_MS : 0);
-    for (;;) {
+    for (let wait = CONNECT_POLL_MS; ; wait = Math.min(wait * 2, CONNECT_POLL_MAX_MS)) {
       const answer = await this.#fresh(asking, request, binding, options, state.round);
-      if (answer.askedByUrl !== true || Date.now() + CONNECT_POLL_MS > until) return answer;
-      if (!(await pause(CONNECT_POLL_MS, options.cancel))) return answer;
+      if (answer.askedByUrl !== true || Date.now() + wait > until) return answer;
+      if (!(await pause(wait, options.cancel))) return answer;
     }
   }
 
