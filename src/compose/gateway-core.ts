@@ -32,6 +32,8 @@ import type { SuppliedTransports } from '../upstream/supplied-transports.js';
 import type { ConfigInForce } from './config-in-force.js';
 import { serverViews, type ServerViews } from './server-views.js';
 import { connectionsSide, type ConnectionsSide } from './connections-side.js';
+import { tasksStore } from './tasks-store.js';
+import type { KeyValueStore } from '../session/key-value.js';
 
 export interface GatewayCore {
   readonly sessions: SessionBackend;
@@ -50,6 +52,8 @@ export interface GatewayCore {
   readonly modern: ModernAdapter;
   /** People's connections to servers with credentials.connection. */
   readonly connections: ConnectionsSide;
+  /** The records of the task ids the gateway hands out (compose/tasks-store.ts). */
+  readonly tasks: KeyValueStore;
 }
 
 export interface GatewayCoreDeps {
@@ -95,8 +99,10 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   rates.start();
   const accessPolicy = config.policy && policyAccess(config.policy);
   const endpointSelections = new Map(Object.entries(config.endpoints).map(([name, endpoint]) => [name, compileSelection(endpoint)]));
+  const tasks = tasksStore(config);
   const gateway = new Gateway({
     catalog,
+    tasks,
     isolation: {
       servers: views.isolatedServers,
       factory: sessionUpstreamFactory(() => live.current, logger, onAuthChallenge),
@@ -124,7 +130,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   gateway.start();
   const { parked, modern } = startModernAdapter(config, sessions, gateway, logger);
   upstreams.onChange((changes) => gateway.upstreamsChanged(changes));
-  return { sessions, upstreams, tokenCache, views, pinning, catalog, serverLimits, metrics, rates, accessPolicy, endpointSelections, gateway, parked, modern, connections };
+  return { sessions, upstreams, tokenCache, views, pinning, catalog, serverLimits, metrics, rates, accessPolicy, endpointSelections, gateway, parked, modern, connections, tasks };
 }
 
 /** The session store, event log and bus: memory, or Redis (one URL or a Sentinel group). */

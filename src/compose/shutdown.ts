@@ -57,6 +57,7 @@ export function shutdown({ config, state, server, core, http, reloading, adminLi
     await core.serverLimits.close();
     await core.tokenCache.close();
     await core.connections.close();
+    await core.tasks.close();
     // Last: the spans of everything above are finished and go out in the final batch.
     await http.tracing?.shutdown();
     logger.info('switchboard stopped');

@@ -5,6 +5,7 @@ import type { SpanParent } from '../observe/tracing/tracing.js';
 import type { Cancellation } from '../protocol/cancellation.js';
 import type { Bus } from '../session/bus.js';
 import type { SessionEvents } from '../session/events.js';
+import type { KeyValueStore } from '../session/key-value.js';
 import type { SessionRecord, SessionStore } from '../session/store.js';
 import type { Upstream } from '../upstream/types.js';
 import type { AccessPolicy } from './catalogue/access.js';
@@ -52,6 +53,8 @@ export interface GatewayOptions {
   readonly isolation?: IsolationOptions;
   /** How many input_required rounds of a 2026 upstream are put to a 2025 client before giving up. */
   readonly maxInputRounds?: number;
+  /** Where the task ids the gateway hands out are mapped to upstream tasks (every replica's); absent: no tasks. */
+  readonly tasks?: KeyValueStore;
   /** limits.servers, looked up by server name on every forwarded request (calls/server-limits.ts). */
   readonly serverLimits?: { of(server: string): ServerLimit | undefined };
   /** Which 2025 session each URL elicitation of credentials.connection went to (notifyElicitationComplete). */

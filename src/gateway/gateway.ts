@@ -54,6 +54,8 @@ import { noteWithheld } from './catalogue/tool-gate.js';
 import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
 import { UpstreamMessageRouter } from './sessions/upstream-messages.js';
 import { endMethodSpan, startMethodSpan } from './method-span.js';
+import { GatewayTasks } from './tasks/gateway-tasks.js';
+import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
@@ -82,6 +84,7 @@ export class Gateway {
   readonly #markingUsed = new Set<string>();
   readonly #notifications: ClientNotifications;
   #router: UpstreamMessageRouter | undefined;
+  readonly #tasks: GatewayTasks | undefined;
   #startupSettled = false;
   /** 2026 subscriptions/listen requests held open on this replica. */
   readonly listens: Listens;
@@ -124,6 +127,18 @@ export class Gateway {
       logger: options.logger,
     });
     this.#notifications = new ClientNotifications({ inFlight: this.#inFlight, upstreams: options.upstreams, isolated: this.#isolated, bus: options.bus });
+    this.#tasks =
+      options.tasks &&
+      new GatewayTasks({
+        store: options.tasks,
+        bus: options.bus,
+        // A task request another replica relays has no client here: it goes straight to this replica's connection.
+        local: (server, method, params, signal) => {
+          const upstream = options.upstreams.get(server);
+          if (!upstream) return Promise.reject(new UpstreamUnavailableError(server, 'it is not configured'));
+          return upstream.request(method, params, { signal });
+        },
+      });
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,
@@ -150,6 +165,7 @@ export class Gateway {
       logger,
       listens: this.listens,
       ...(this.options.askedSessions && { askedSessions: this.options.askedSessions }),
+      ...(this.#tasks && { tasks: this.#tasks }),
     });
     this.#router = router;
     this.listens.start();
@@ -161,6 +177,7 @@ export class Gateway {
       ),
       this.#notifications.listen(),
       ...this.#ending.listen(),
+      ...(this.#tasks ? [this.#tasks.start()] : []),
     );
   }
 
@@ -495,6 +512,8 @@ export class Gateway {
       routing,
       pageSize: this.options.pageSize?.() ?? ONE_PAGE,
       subscriptions: this.#subscriptions,
+      tasks: this.#tasks,
+      inFlight,
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
       describe: () => this.describe(),

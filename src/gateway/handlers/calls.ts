@@ -4,12 +4,15 @@ import type { MethodHandler } from './handler-context.js';
 import { rpcErrors } from '../errors.js';
 import { exposeContentUris, exposePromptUris } from '../catalogue/rewrite-uris.js';
 import { routePrompt, routeTool } from '../calls/routing.js';
+import { callToolWithTasks } from './tasks.js';
 
 export const callTool: MethodHandler = async (params, context) => {
   if (typeof params.name !== 'string') throw rpcErrors.invalidParams('"name" must be a string');
   const tool = routeTool(context.view, context.routing, params.name);
   context.trace.server = tool.server;
   context.trace.name = tool.name;
+  // Two property reads are all a plain call of a tool without `execution` pays for tasks.
+  if (params.task !== undefined || tool.item.execution !== undefined) return callToolWithTasks(params, context, tool, params.name);
   const result = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name }, params.name);
   return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
 };

@@ -9,6 +9,7 @@ import type { CatalogView } from '../catalogue/catalog-view.js';
 import type { JsonObject } from '../../protocol/json.js';
 import type { Routing } from '../calls/routing.js';
 import type { SubscriptionCounter } from '../sessions/subscriptions.js';
+import type { GatewayTasks } from '../tasks/gateway-tasks.js';
 
 /** What a request was about, filled in by handlers for metrics and the audit trail. */
 export interface RequestTrace {
@@ -37,6 +38,10 @@ export interface HandlerContext {
   readonly routing: Routing;
   readonly pageSize: number;
   readonly subscriptions: SubscriptionCounter;
+  /** Tasks handed out by the gateway (tasks/gateway-tasks.ts); absent: the gateway has no task store. */
+  readonly tasks: GatewayTasks | undefined;
+  /** The request as it can be given up on (a relayed task request passes the client's cancellation on). */
+  readonly inFlight: { readonly signal: AbortSignal };
   /** Tells the other replicas this session no longer subscribes to (server, uri). */
   releaseElsewhere(server: string, uri: string): Promise<void>;
   /**

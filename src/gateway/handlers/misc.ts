@@ -12,7 +12,10 @@ export const ping: MethodHandler = async () => ({});
 /** 2026-07-28's server/discover; a 2025 session learnt the same at initialize. */
 export const discover: MethodHandler = async (_params, context) => {
   if (context.caller.era !== 'modern') throw rpcErrors.methodNotFound('server/discover');
-  const { capabilities, instructions } = context.describe();
+  // 2026-07-28 has tasks as an extension, not this capability, which the gateway does not bridge yet.
+  const described = context.describe();
+  const { tasks: _legacyTasks, ...capabilities } = described.capabilities;
+  const { instructions } = described;
   return { supportedVersions: [...SUPPORTED_VERSIONS], capabilities, ...(instructions !== undefined && { instructions }) };
 };
 

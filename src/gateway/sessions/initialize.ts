@@ -1,6 +1,6 @@
 // What the gateway says at initialize: a protocol version both sides speak, the union of the
 // upstreams' capabilities, and their instructions, each under its server's name.
-import type { JsonObject } from '../../protocol/json.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { announcedExtensions } from '../../protocol/extensions.js';
 
 /** Newest first: the first is what a client asking for something else is offered. */
@@ -37,14 +37,24 @@ export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], se
   // An extension the gateway passes on (MCP Apps) is announced when an upstream announces it, so
   // a host sees what it would see talking to that server directly.
   const extensions = announcedExtensions(upstreams);
+  // Tasks (2025-11-25): announced when an upstream takes task-augmented tools/call; the gateway lists
+  // and cancels through its own task records (handlers/tasks.ts).
+  const tasks = upstreams.some((upstream) => takesToolTasks(upstream.capabilities.tasks));
   return {
     logging: {},
     ...(has('completions') && { completions: {} }),
     ...(has('tools') && { tools: { listChanged: true } }),
     ...(has('prompts') && { prompts: { listChanged: true } }),
     ...(has('resources') && { resources: { listChanged: true, ...(resourcesSubscribe && { subscribe: true }) } }),
+    ...(tasks && { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     ...(extensions !== undefined && { extensions }),
   };
+}
+
+function takesToolTasks(tasks: unknown): boolean {
+  const requests = isJsonObject(tasks) ? tasks.requests : undefined;
+  const tools = isJsonObject(requests) ? requests.tools : undefined;
+  return isJsonObject(tools) && isJsonObject(tools.call);
 }
 
 export function mergeInstructions(upstreams: readonly UpstreamAnnouncement[]): string | undefined {

@@ -17,6 +17,7 @@ import type { SessionOutbox } from './session-outbox.js';
 import type { AskedSessions } from '../gateway-types.js';
 import { upstreamElicitationKey } from '../calls/upstream-url-elicitations.js';
 import type { SubscriptionCounter } from './subscriptions.js';
+import type { GatewayTasks } from '../tasks/gateway-tasks.js';
 
 /** Handled elsewhere: list changes by the catalogue, progress by the request that asked for it. */
 const NOT_RELAYED = new Set([
@@ -39,6 +40,8 @@ export interface UpstreamMessageRouterOptions {
   readonly listens?: Listens;
   /** Which session each URL elicitation went to: an upstream's completion goes there alone. */
   readonly askedSessions?: AskedSessions;
+  /** Whose task an upstream's notifications/tasks/status is about (absent: no tasks, and the notification goes nowhere). */
+  readonly tasks?: GatewayTasks;
 }
 
 export class UpstreamMessageRouter {
@@ -60,6 +63,7 @@ export class UpstreamMessageRouter {
     if (NOT_RELAYED.has(notification.method)) return;
     if (notification.method === 'notifications/resources/updated') return this.#resourceUpdated(server, notification);
     if (notification.method === 'notifications/elicitation/complete') return this.#elicitationComplete(server, notification);
+    if (notification.method === 'notifications/tasks/status') return this.#taskStatus(server, notification);
 
     const message: JsonRpcNotification = { jsonrpc: '2.0', method: notification.method, ...(notification.params && { params: notification.params }) };
     const attribution = this.options.inFlight.attribute(server);
@@ -92,6 +96,14 @@ export class UpstreamMessageRouter {
     if (sessionId === undefined) return;
     await this.options.outbox.toSessions([sessionId], { jsonrpc: '2.0', method: notification.method, params: { elicitationId } });
     this.options.observer.onNotificationForwarded({ method: notification.method, sessions: 1 });
+  }
+
+  /** To the session whose task it is, under the gateway's task id; never to all sessions (the id is the upstream's). */
+  async #taskStatus(server: string, notification: UpstreamNotification): Promise<void> {
+    const delivery = await this.options.tasks?.statusNotification(server, notification.params);
+    if (!delivery) return;
+    await this.options.outbox.toSessions([delivery.session], delivery.message);
+    this.options.observer.onNotificationForwarded({ method: delivery.message.method, sessions: 1 });
   }
 
   async #resourceUpdated(server: string, notification: UpstreamNotification): Promise<void> {

@@ -1,0 +1,89 @@
+// tools/call with `task` (MCP 2025-11-25, experimental tasks) and the task methods: tasks/get,
+// tasks/result, tasks/list, tasks/cancel. The gateway honours each tool's `execution.taskSupport`
+// as the spec says, and hands out and takes back only task ids of its own (tasks/gateway-tasks.ts).
+import type { ExposedNamedItem } from '../catalogue/catalog-view.js';
+import { exposeContentUris } from '../catalogue/rewrite-uris.js';
+import { rpcError } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import { asGatewayTask, asGatewayTaskResult, type GatewayTasks, type TaskRequestContext } from '../tasks/gateway-tasks.js';
+import type { TaskRecord } from '../tasks/task-records.js';
+import type { HandlerContext, MethodHandler } from './handler-context.js';
+import { isPrefixed } from './calls.js';
+
+type TaskSupport = 'required' | 'optional' | 'forbidden';
+
+/** A tool's `execution.taskSupport`; absent or unknown is "forbidden", the spec's default. */
+function taskSupportOf(tool: JsonObject): TaskSupport {
+  const execution = tool.execution;
+  const support = isJsonObject(execution) ? execution.taskSupport : undefined;
+  return support === 'required' || support === 'optional' ? support : 'forbidden';
+}
+
+/** Whether the gateway announces task-augmented tools/call (some upstream does: sessions/initialize.ts). */
+function announcesTasks(context: HandlerContext): boolean {
+  const tasks = context.describe().capabilities.tasks;
+  return isJsonObject(tasks) && isJsonObject(tasks.requests);
+}
+
+/**
+ * A tools/call that asks for a task, or of a tool that says how it runs as one. Reached only then
+ * (handlers/calls.ts), so a plain call of a plain tool pays nothing for tasks.
+ */
+export async function callToolWithTasks(params: JsonObject, context: HandlerContext, tool: ExposedNamedItem, calledAs: string): Promise<JsonObject> {
+  const support = taskSupportOf(tool.item);
+  const tasks = context.tasks;
+  // Receivers that do not announce tasks process a task-augmented request normally (the spec).
+  const asTask = isJsonObject(params.task) && tasks !== undefined && announcesTasks(context);
+  if (!asTask) {
+    if (support === 'required') throw rpcError('TaskAugmentationRequired', calledAs);
+    const { task: _ignored, ...plain } = params;
+    const result = await context.forward(tool.server, 'tools/call', { ...plain, name: tool.name }, calledAs);
+    return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
+  }
+  if (support === 'forbidden') throw rpcError('TaskAugmentationForbidden', calledAs);
+  const created = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name }, calledAs);
+  return tasks.created(context.caller, tool.server, created);
+}
+
+/** The task service and the caller's record of `params.taskId`, with the request's trace filled in. */
+async function taskRequest(params: JsonObject, context: HandlerContext): Promise<{ tasks: GatewayTasks; record: TaskRecord; request: TaskRequestContext }> {
+  const tasks = context.tasks;
+  if (!tasks) throw rpcError('MethodNotFound', 'tasks');
+  const record = await tasks.recordFor(context.caller, params);
+  context.trace.server = record.server;
+  return { tasks, record, request: requestOf(context) };
+}
+
+function requestOf(context: HandlerContext): TaskRequestContext {
+  return { caller: context.caller, signal: context.inFlight.signal, forward: (server, method, params) => context.forward(server, method, params) };
+}
+
+export const getTask: MethodHandler = async (params, context) => {
+  const { tasks, record, request } = await taskRequest(params, context);
+  return asGatewayTask(await tasks.send(record, 'tasks/get', request), record);
+};
+
+export const cancelTask: MethodHandler = async (params, context) => {
+  const { tasks, record, request } = await taskRequest(params, context);
+  return asGatewayTask(await tasks.send(record, 'tasks/cancel', request), record);
+};
+
+export const taskResult: MethodHandler = async (params, context) => {
+  const { tasks, record, request } = await taskRequest(params, context);
+  const result = await tasks.send(record, 'tasks/result', request);
+  return asGatewayTaskResult(isPrefixed(context, record.server) ? exposeContentUris(result, record.server) : result, record);
+};
+
+/**
+ * The caller's own tasks, each as its upstream tells it now, in one page. A task its upstream no
+ * longer knows (expired there, or the replica that ran it gone) is left out.
+ */
+export const listTasks: MethodHandler = async (params, context) => {
+  const tasks = context.tasks;
+  if (!tasks) throw rpcError('MethodNotFound', 'tasks/list');
+  if (params.cursor !== undefined) throw rpcError('TaskListCursor');
+  const records = await tasks.listFor(context.caller);
+  const request = requestOf(context);
+  const answers = await Promise.allSettled(records.map(async (record) => asGatewayTask(await tasks.send(record, 'tasks/get', request), record)));
+  return { tasks: answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])) };
+};

@@ -1,0 +1,114 @@
+// Tasks (2025-11-25, experimental) through the gateway: a task-augmented tools/call goes to the
+// tool's upstream as it is; the task it creates there is handed to the client under an id of the
+// gateway's (task-records.ts), and tasks/get, tasks/result, tasks/cancel reach that upstream task
+// from any replica (task-relay.ts). Every Task the client sees carries the gateway's id; every
+// upstream id stays inside.
+import type { KeyValueStore } from '../../session/key-value.js';
+import type { Bus } from '../../session/bus.js';
+import { isJsonObject, type JsonObject } from '../../protocol/json.js';
+import type { JsonRpcNotification } from '../../protocol/json-rpc.js';
+import type { Caller } from '../caller.js';
+import { rpcError } from '../errors.js';
+import { TaskRecords, type TaskRecord } from './task-records.js';
+import { TaskRelay, type LocalTaskRequest } from './task-relay.js';
+
+/** The `_meta` key that ties a message to its task (tasks/result's answer carries it). */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** What a task handler needs of the request it serves. */
+export interface TaskRequestContext {
+  readonly caller: Caller;
+  readonly signal: AbortSignal;
+  /** Sends the request on this replica's connection to `server`, as every forwarded request goes. */
+  forward(server: string, method: string, params: JsonObject): Promise<JsonObject>;
+}
+
+export interface GatewayTasksOptions {
+  readonly store: KeyValueStore;
+  readonly bus: Bus;
+  /** How this replica asks its upstream for a request another replica relays (no client to attribute it to). */
+  readonly local: LocalTaskRequest;
+}
+
+export class GatewayTasks {
+  readonly #records: TaskRecords;
+  readonly #relay: TaskRelay;
+
+  constructor(options: GatewayTasksOptions) {
+    this.#records = new TaskRecords(options.store);
+    this.#relay = new TaskRelay(options.bus, options.local);
+  }
+
+  start(): () => void {
+    return this.#relay.start();
+  }
+
+  /**
+   * What a task-augmented tools/call's upstream answered, as the client gets it: a CreateTaskResult
+   * under a new id of the gateway's; any other answer (an upstream that ran the call at once) as it is.
+   */
+  async created(caller: Caller, server: string, result: JsonObject): Promise<JsonObject> {
+    const task = result.task;
+    if (!isJsonObject(task) || typeof task.taskId !== 'string') return result;
+    const record = await this.#records.create(
+      { server, upstreamTaskId: task.taskId, replica: this.#relay.replicaId, owner: ownerOf(caller), endpoint: caller.endpoint ?? '', ...(caller.session && { session: caller.session.id }) },
+      task.ttl,
+    );
+    return { ...result, task: { ...task, taskId: record.id } };
+  }
+
+  /** The caller's task named by `params.taskId`; a task of someone else is "not found", as one that never was. */
+  async recordFor(caller: Caller, params: JsonObject): Promise<TaskRecord> {
+    const taskId = params.taskId;
+    if (typeof taskId !== 'string') throw rpcError('InvalidParams', '"taskId" must be a string');
+    const record = await this.#records.find(taskId, ownerOf(caller), caller.endpoint ?? '');
+    if (!record) throw rpcError('TaskNotFound', taskId);
+    return record;
+  }
+
+  /** The caller's live tasks, for tasks/list. */
+  listFor(caller: Caller): Promise<TaskRecord[]> {
+    return this.#records.listFor(ownerOf(caller), caller.endpoint ?? '');
+  }
+
+  /**
+   * Sends `method` for the record's upstream task: on this replica's connection when it created the
+   * task, else through the replica that did (or, that one gone, this one's after all).
+   */
+  async send(record: TaskRecord, method: string, context: TaskRequestContext): Promise<JsonObject> {
+    const params = { taskId: record.upstreamTaskId };
+    if (record.replica !== this.#relay.replicaId) {
+      const answered = await this.#relay.ask(record.replica, record.server, method, params, context.signal);
+      if (answered !== undefined) return answered;
+    }
+    return context.forward(record.server, method, params);
+  }
+
+  /**
+   * An upstream's notifications/tasks/status, for the session whose task it is, under the gateway's
+   * id; undefined when the task is none this gateway handed out (it then goes nowhere: an upstream's
+   * task id is never told to other sessions).
+   */
+  async statusNotification(server: string, params: JsonObject | undefined): Promise<{ session: string; message: JsonRpcNotification } | undefined> {
+    if (!params || typeof params.taskId !== 'string') return undefined;
+    const record = await this.#records.ofUpstream(this.#relay.replicaId, server, params.taskId);
+    if (!record?.session) return undefined;
+    return { session: record.session, message: { jsonrpc: '2.0', method: 'notifications/tasks/status', params: asGatewayTask(params, record) } };
+  }
+}
+
+/** A Task of the upstream's, under the gateway's id. */
+export function asGatewayTask(task: JsonObject, record: TaskRecord): JsonObject {
+  return { ...task, taskId: record.id };
+}
+
+/** tasks/result's answer: the upstream's result, its related-task `_meta` naming the gateway's id. */
+export function asGatewayTaskResult(result: JsonObject, record: TaskRecord): JsonObject {
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  return { ...result, _meta: { ...meta, [RELATED_TASK]: { taskId: record.id } } };
+}
+
+/** Whose tasks a caller's are: the principal's subject; without auth every caller is the same one. */
+function ownerOf(caller: Caller): string {
+  return caller.principal?.sub ?? '';
+}
