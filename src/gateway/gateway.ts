@@ -139,6 +139,15 @@ export class Gateway {
           return upstream.request(method, params, { signal });
         },
       });
+    const tasks = this.#tasks;
+    if (tasks) {
+      // An upstream's question for a task goes to the session whose task it is (read fresh: any replica may hold it).
+      this.#relay.taskOwner = async (server, upstreamTaskId) => {
+        const record = await tasks.ofUpstream(server, upstreamTaskId);
+        const session = record?.session === undefined ? undefined : await options.store.get(record.session);
+        return session && record && { session, taskId: record.id };
+      };
+    }
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,

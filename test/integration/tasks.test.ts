@@ -6,7 +6,7 @@
 // is honoured as the spec says.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
@@ -49,17 +49,17 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
   /** The other replica (with one replica, the same one). */
   const other = () => replicas.at(-1)!;
 
-  async function connect(gateway: TestGateway, sub: string, path = '/mcp'): Promise<Client> {
+  async function connect(gateway: TestGateway, sub: string, path = '/mcp', capabilities: Record<string, object> = {}): Promise<Client> {
     // A token is for one endpoint: its audience is that endpoint's public URL.
     const token = await issuer.token({ sub }, { audience: new URL(path, PUBLIC_URL).href });
-    const client = new Client({ name: 'tasks-test', version: '1.0.0' });
+    const client = new Client({ name: 'tasks-test', version: '1.0.0' }, { capabilities });
     await client.connect(new StreamableHTTPClientTransport(new URL(path, gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     clients.push(client);
     return client;
   }
 
   async function startResearch(client: Client): Promise<string> {
-    const created = await client.request({ method: 'tools/call', params: { name: RESEARCH, arguments: { topic: 'gateways' }, task: { ttl: 60_000 } } }, (await import('@modelcontextprotocol/sdk/types.js')).CreateTaskResultSchema);
+    const created = await client.request({ method: 'tools/call', params: { name: RESEARCH, arguments: { topic: 'gateways' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
     return created.task.taskId;
   }
 
@@ -99,6 +99,25 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
     expect(statuses).toContain('working');
     expect(kinds.at(-1)).toBe('result');
     expect(report).toContain('Research Report: gateways');
+  }, 30_000);
+
+  it('puts the elicitation a task waits on to the client, naming the task by its gateway id', async () => {
+    const client = await connect(first(), 'frank', '/mcp', { elicitation: { form: {} } });
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params._meta?.['io.modelcontextprotocol/related-task']);
+      return { action: 'accept', content: { interpretation: 'programming' } };
+    });
+    await client.listTools();
+    let taskId: string | undefined;
+    let report = '';
+    for await (const message of client.experimental.tasks.callToolStream({ name: RESEARCH, arguments: { topic: 'python', ambiguous: true } })) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') report = JSON.stringify(message.result.content);
+      if (message.type === 'error') throw message.error;
+    }
+    expect(asked).toEqual([{ taskId }]);
+    expect(report).toContain('Clarification**: programming');
   }, 30_000);
 
   it('answers tasks/get, tasks/list and tasks/result for the task on the other replica', async () => {

@@ -43,7 +43,16 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** The `_meta` key that ties a message to its task (MCP 2025-11-25 tasks). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** The 2025 session whose task an upstream's task is, and the gateway's id for it (gateway/tasks/). */
+export type TaskOwner = (server: string, upstreamTaskId: string) => Promise<{ session: SessionRecord; taskId: string } | undefined>;
+
 export class ServerRequestRelay {
+  /** Set by the gateway when it hands out tasks: routes a request that names its task to that task's session. */
+  taskOwner: TaskOwner | undefined;
+
   /** Each relayed request's callbacks, until its answer (support/transient-map.ts: not a Map). */
   readonly #pending = new TransientMap<string, Pending>();
   #counter = 0;
@@ -73,6 +82,11 @@ export class ServerRequestRelay {
 
   /** A request from a shared connection: relayed to the one session it can belong to. */
   async relay(server: string, request: UpstreamServerRequest): Promise<JsonObject> {
+    const upstreamTaskId = this.taskOwner && relatedTaskOf(request);
+    if (upstreamTaskId !== undefined) {
+      const forTask = await this.#relayForTask(server, upstreamTaskId, request);
+      if (forTask) return forTask;
+    }
     const attribution = this.inFlight.attribute(server);
     if (attribution.kind !== 'caller') {
       // With nothing in flight this is routine (servers ask for roots as they start); with several
@@ -95,6 +109,21 @@ export class ServerRequestRelay {
     const elicitationId = urlElicitationIdOf(request.method, request.params);
     if (elicitationId !== undefined) await this.noteAsked?.(upstreamElicitationKey(server, elicitationId), session.id);
     return this.relayTo({ session, related }, request);
+  }
+
+  /**
+   * A request that names its task (an elicitation a task waits on): to the session whose task it is,
+   * naming the gateway's task id, on the stream of that session's request to the server if one is in
+   * flight (its tasks/result), else on the session's own stream. Undefined: not a task of ours.
+   */
+  async #relayForTask(server: string, upstreamTaskId: string, request: UpstreamServerRequest): Promise<JsonObject | undefined> {
+    const owner = await this.taskOwner?.(server, upstreamTaskId);
+    if (!owner) return undefined;
+    const params = request.params ?? {};
+    const meta = isJsonObject(params._meta) ? params._meta : {};
+    const attribution = this.inFlight.attribute(server);
+    const related = attribution.kind === 'caller' && attribution.request.caller.session?.id === owner.session.id ? attribution.related : undefined;
+    return this.relayTo({ session: owner.session, related }, { ...request, params: { ...params, _meta: { ...meta, [RELATED_TASK]: { taskId: owner.taskId } } } });
   }
 
   /** A request known to belong to `session` (on `related`, its request's own stream, if given). */
@@ -163,4 +192,10 @@ export class ServerRequestRelay {
     if ('result' in response) pending.resolve(response.result);
     else pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
   }
+}
+
+function relatedTaskOf(request: UpstreamServerRequest): string | undefined {
+  const meta = request.params?._meta;
+  const related = isJsonObject(meta) ? meta[RELATED_TASK] : undefined;
+  return isJsonObject(related) && typeof related.taskId === 'string' ? related.taskId : undefined;
 }

@@ -84,6 +84,11 @@ export class GatewayTasks {
     return context.forward(record.server, method, params);
   }
 
+  /** The record of a task this replica's connection to `server` created, by the upstream's id. */
+  ofUpstream(server: string, upstreamTaskId: string): Promise<TaskRecord | undefined> {
+    return this.#records.ofUpstream(this.#relay.replicaId, server, upstreamTaskId);
+  }
+
   /**
    * An upstream's notifications/tasks/status, for the session whose task it is, under the gateway's
    * id; undefined when the task is none this gateway handed out (it then goes nowhere: an upstream's
@@ -91,7 +96,7 @@ export class GatewayTasks {
    */
   async statusNotification(server: string, params: JsonObject | undefined): Promise<{ session: string; message: JsonRpcNotification } | undefined> {
     if (!params || typeof params.taskId !== 'string') return undefined;
-    const record = await this.#records.ofUpstream(this.#relay.replicaId, server, params.taskId);
+    const record = await this.ofUpstream(server, params.taskId);
     if (!record?.session) return undefined;
     return { session: record.session, message: { jsonrpc: '2.0', method: 'notifications/tasks/status', params: asGatewayTask(params, record) } };
   }
