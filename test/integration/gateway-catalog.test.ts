@@ -28,7 +28,6 @@ const EVERYTHING_TOOL_ARGUMENTS: Record<string, Record<string, unknown>> = {
   'trigger-long-running-operation': { duration: 0.2, steps: 2 },
   'get-structured-content': { location: 'Chicago' },
   'get-annotated-message': { messageType: 'success' },
-  'simulate-research-query': { topic: 'gateways' },
 };
 const EVERYTHING_PROMPT_ARGUMENTS: Record<string, Record<string, string>> = {
   'args-prompt': { city: 'Lisbon', state: 'LX' },
@@ -36,7 +35,12 @@ const EVERYTHING_PROMPT_ARGUMENTS: Record<string, Record<string, string>> = {
   'resource-prompt': { resourceType: 'Text', resourceId: '2' },
 };
 /** Tools whose answers depend on the process or the moment, not on the call. */
-const UNREPEATABLE_TOOLS = new Set(['get-env', 'simulate-research-query']);
+const UNREPEATABLE_TOOLS = new Set(['get-env']);
+/**
+ * Tools that must be called as a task (execution.taskSupport "required"): a plain call is refused
+ * with -32601, as the spec says a server must (test/integration/tasks.test.ts runs them as tasks).
+ */
+const TASK_REQUIRED_TOOLS = new Set(['simulate-research-query']);
 /**
  * server-everything keeps session resources in one map per process, so over HTTP (one process for
  * the gateway's session and the direct client's) a second gzip call with the same file name
@@ -160,6 +164,10 @@ describe.each(['memory', 'redis'] as const)('through the gateway with the %s ses
               ? (EVERYTHING_TOOL_ARGUMENTS[name] ?? sampleArguments(tool.inputSchema))
               : sampleArguments(tool.inputSchema);
           const viaGateway = await settle(client.request('tools/call', { name: exposedName, arguments: args }));
+          if (TASK_REQUIRED_TOOLS.has(name)) {
+            expect(viaGateway.ok ? 'answered' : (viaGateway as { error: { code: number } }).error.code, `${server}/${name}`).toBe(-32601);
+            continue;
+          }
           if (server === 'silent') {
             expect(viaGateway.ok ? 'answered' : String((viaGateway as { error: Error }).error.message)).toMatch(/"silent" did not answer/);
             continue;
