@@ -6,6 +6,11 @@ import { isJsonObject, type JsonObject } from './json.js';
 
 /** MCP Apps: `ui://` resources rendered by the host, tools that name them in `_meta.ui`. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+/**
+ * Tasks, as 2026-07-28 has them (SEP-2663). Not passed on to upstreams: the gateway bridges a 2026
+ * client's tasks to 2025 upstreams' experimental tasks, and does not yet carry a 2026 upstream's own.
+ */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The MIME type of an MCP App's HTML resource. */
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 

@@ -4,6 +4,7 @@ import { rpcErrors } from '../errors.js';
 import { isJsonObject } from '../../protocol/json.js';
 import { routePrompt, routeTemplateRef } from '../calls/routing.js';
 import { SUPPORTED_VERSIONS } from '../modern/versions.js';
+import { TASKS_EXTENSION } from '../../protocol/extensions.js';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -12,9 +13,10 @@ export const ping: MethodHandler = async () => ({});
 /** 2026-07-28's server/discover; a 2025 session learnt the same at initialize. */
 export const discover: MethodHandler = async (_params, context) => {
   if (context.caller.era !== 'modern') throw rpcErrors.methodNotFound('server/discover');
-  // 2026-07-28 has tasks as an extension, not this capability, which the gateway does not bridge yet.
+  // 2026-07-28 has tasks as an extension, not this capability: the gateway bridges it to 2025 upstreams' tasks.
   const described = context.describe();
-  const { tasks: _legacyTasks, ...capabilities } = described.capabilities;
+  const { tasks, ...capabilities } = described.capabilities;
+  if (tasks !== undefined) capabilities.extensions = { ...(isJsonObject(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} };
   const { instructions } = described;
   return { supportedVersions: [...SUPPORTED_VERSIONS], capabilities, ...(instructions !== undefined && { instructions }) };
 };

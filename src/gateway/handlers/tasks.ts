@@ -3,12 +3,14 @@
 // as the spec says, and hands out and takes back only task ids of its own (tasks/gateway-tasks.ts).
 import type { ExposedNamedItem } from '../catalogue/catalog-view.js';
 import { exposeContentUris } from '../catalogue/rewrite-uris.js';
-import { rpcError } from '../errors.js';
+import { rpcError, toRpcError } from '../errors.js';
+import { ERRORS } from '../../protocol/error-catalogue.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import { asGatewayTask, asGatewayTaskResult, type GatewayTasks, type TaskRequestContext } from '../tasks/gateway-tasks.js';
 import type { TaskRecord } from '../tasks/task-records.js';
 import type { HandlerContext, MethodHandler } from './handler-context.js';
 import { isPrefixed } from './calls.js';
+import { declaresTasks, detailedTask, modernTask, requireTasksDeclared } from '../tasks/modern-tasks.js';
 
 type TaskSupport = 'required' | 'optional' | 'forbidden';
 
@@ -32,23 +34,34 @@ function announcesTasks(context: HandlerContext): boolean {
 export async function callToolWithTasks(params: JsonObject, context: HandlerContext, tool: ExposedNamedItem, calledAs: string): Promise<JsonObject> {
   const support = taskSupportOf(tool.item);
   const tasks = context.tasks;
+  const modern = context.caller.era === 'modern';
+  // A 2025 client asks for a task with `task`; for a 2026 client that declared the extension the
+  // server decides (SEP-2663): the gateway makes one of every call of a tool that supports tasks.
   // Receivers that do not announce tasks process a task-augmented request normally (the spec).
-  const asTask = isJsonObject(params.task) && tasks !== undefined && announcesTasks(context);
+  const asTask = (modern ? declaresTasks(context.caller) && support !== 'forbidden' : isJsonObject(params.task)) && tasks !== undefined && announcesTasks(context);
   if (!asTask) {
-    if (support === 'required') throw rpcError('TaskAugmentationRequired', calledAs);
+    if (support === 'required') {
+      if (modern) requireTasksDeclared(context.caller);
+      throw rpcError('TaskAugmentationRequired', calledAs);
+    }
     const { task: _ignored, ...plain } = params;
     const result = await context.forward(tool.server, 'tools/call', { ...plain, name: tool.name }, calledAs);
     return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
   }
   if (support === 'forbidden') throw rpcError('TaskAugmentationForbidden', calledAs);
-  const created = await context.forward(tool.server, 'tools/call', { ...params, name: tool.name }, calledAs);
-  return tasks.created(context.caller, tool.server, created);
+  const upstreamParams = modern ? { ...params, name: tool.name, task: {} } : { ...params, name: tool.name };
+  const created = await context.forward(tool.server, 'tools/call', upstreamParams, calledAs);
+  const answer = await tasks.created(context.caller, tool.server, created);
+  // 2026's CreateTaskResult is the task itself, flat, with resultType "task" (modern/shape.ts keeps it).
+  if (!modern || !isJsonObject(answer.task) || typeof answer.task.taskId !== 'string') return answer;
+  return { resultType: 'task', ...modernTask(answer.task, answer.task.taskId) };
 }
 
 /** The task service and the caller's record of `params.taskId`, with the request's trace filled in. */
 async function taskRequest(params: JsonObject, context: HandlerContext): Promise<{ tasks: GatewayTasks; record: TaskRecord; request: TaskRequestContext }> {
   const tasks = context.tasks;
   if (!tasks) throw rpcError('MethodNotFound', 'tasks');
+  if (context.caller.era === 'modern') requireTasksDeclared(context.caller);
   const record = await tasks.recordFor(context.caller, params);
   context.trace.server = record.server;
   return { tasks, record, request: requestOf(context) };
@@ -60,15 +73,24 @@ function requestOf(context: HandlerContext): TaskRequestContext {
 
 export const getTask: MethodHandler = async (params, context) => {
   const { tasks, record, request } = await taskRequest(params, context);
-  return asGatewayTask(await tasks.send(record, 'tasks/get', request), record);
+  const task = await tasks.send(record, 'tasks/get', request);
+  if (context.caller.era !== 'modern') return asGatewayTask(task, record);
+  return detailedTask(task, record.id, () => tasks.send(record, 'tasks/result', request));
 };
 
 export const cancelTask: MethodHandler = async (params, context) => {
   const { tasks, record, request } = await taskRequest(params, context);
-  return asGatewayTask(await tasks.send(record, 'tasks/cancel', request), record);
+  if (context.caller.era !== 'modern') return asGatewayTask(await tasks.send(record, 'tasks/cancel', request), record);
+  // 2026 answers an empty ack, also for a task already done (2025's upstream refuses that with -32602).
+  await tasks.send(record, 'tasks/cancel', request).catch((error: unknown) => {
+    if (toRpcError(error).code !== ERRORS.InvalidParams.code) throw error;
+  });
+  return {};
 };
 
 export const taskResult: MethodHandler = async (params, context) => {
+  // 2026-07-28 inlines the result in tasks/get; tasks/result is not of that revision.
+  if (context.caller.era === 'modern') throw rpcError('MethodNotInVersion', 'tasks/result', context.caller.protocolVersion);
   const { tasks, record, request } = await taskRequest(params, context);
   const result = await tasks.send(record, 'tasks/result', request);
   return asGatewayTaskResult(isPrefixed(context, record.server) ? exposeContentUris(result, record.server) : result, record);
@@ -84,6 +106,13 @@ export const listTasks: MethodHandler = async (params, context) => {
   if (params.cursor !== undefined) throw rpcError('TaskListCursor');
   const records = await tasks.listFor(context.caller);
   const request = requestOf(context);
-  const answers = await Promise.allSettled(records.map(async (record) => asGatewayTask(await tasks.send(record, 'tasks/get', request), record)));
+  const modern = context.caller.era === 'modern';
+  if (modern) requireTasksDeclared(context.caller);
+  const answers = await Promise.allSettled(
+    records.map(async (record) => {
+      const task = await tasks.send(record, 'tasks/get', request);
+      return modern ? modernTask(task, record.id) : asGatewayTask(task, record);
+    }),
+  );
   return { tasks: answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])) };
 };

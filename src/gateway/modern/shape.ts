@@ -31,6 +31,8 @@ export function withServerInfo(result: JsonObject): JsonObject {
  * (every 2026 call passes here). `cache` is asked only for the results that carry cache hints.
  */
 export function completeResult(method: string, result: JsonObject, cache: () => CachePolicy): JsonObject {
+  // A call the gateway made a task of (handlers/tasks.ts) is already shaped; one property read otherwise.
+  if (result.resultType === 'task') return withServerInfo(result);
   // Most results (a tool's) carry no cache hints and no _meta of their own: what they get is the same every time.
   if (result._meta === undefined && !LIST_METHODS.has(method) && method !== 'resources/read') {
     return presetJsonWith(copyWith(result, COMPLETE), result, COMPLETE);
