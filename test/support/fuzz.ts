@@ -214,6 +214,9 @@ const NAMED_BY: ReadonlyMap<string, string> = new Map([
   ['tools/call', 'name'],
   ['prompts/get', 'name'],
   ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
 ]);
 /** Longer Mcp-Name values are left out (the body gets -32020): Node refuses headers over 16 KiB. */
 const MAX_HEADER_VALUE = 4096;

@@ -39,10 +39,13 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
   return { jsonrpc: '2.0', id: nextId, method, params: { ...params, _meta: meta } };
 }
 
-const NAMED_BY: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+const NAMED_BY: ReadonlyMap<string, 'name' | 'uri' | 'taskId'> = new Map([
   ['tools/call', 'name'],
   ['prompts/get', 'name'],
   ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
 ]);
 
 /** The =?base64?...?= sentinel form of a header value (UTF-8, standard alphabet, padded). */

@@ -40,7 +40,8 @@ export type FixtureName =
   | 'shifting-server'
   | 'tally-server'
   | 'trace-echo-server'
-  | 'spelled-answers-server';
+  | 'spelled-answers-server'
+  | 'tasks-server';
 /** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 

@@ -3,7 +3,7 @@ import type { MethodHandler } from './handler-context.js';
 import { callTool, getPrompt } from './calls.js';
 import { listPrompts, listResources, listResourceTemplates, listTools } from './lists.js';
 import { complete, discover, ping, setLogLevel } from './misc.js';
-import { cancelTask, getTask, listTasks, taskResult } from './tasks.js';
+import { cancelTask, getTask, listTasks, taskResult, updateTask } from './tasks.js';
 import { readResource, subscribeResource, unsubscribeResource } from './resources.js';
 
 export const HANDLERS: Readonly<Record<string, MethodHandler>> = {
@@ -24,4 +24,5 @@ export const HANDLERS: Readonly<Record<string, MethodHandler>> = {
   'tasks/result': taskResult,
   'tasks/list': listTasks,
   'tasks/cancel': cancelTask,
+  'tasks/update': updateTask,
 };

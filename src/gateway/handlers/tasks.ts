@@ -88,6 +88,16 @@ export const cancelTask: MethodHandler = async (params, context) => {
   return {};
 };
 
+/**
+ * 2026's tasks/update (a task's answers to its input requests): not bridged yet, since a 2025
+ * upstream's questions for a task reach 2026 callers as nothing it could answer; refused as 2026 asks
+ * of a client without the extension, else as a method the gateway does not serve.
+ */
+export const updateTask: MethodHandler = async (_params, context) => {
+  if (context.caller.era === 'modern') requireTasksDeclared(context.caller);
+  throw rpcError('MethodNotFound', 'tasks/update');
+};
+
 export const taskResult: MethodHandler = async (params, context) => {
   // 2026-07-28 inlines the result in tasks/get; tasks/result is not of that revision.
   if (context.caller.era === 'modern') throw rpcError('MethodNotInVersion', 'tasks/result', context.caller.protocolVersion);
@@ -103,15 +113,15 @@ export const taskResult: MethodHandler = async (params, context) => {
 export const listTasks: MethodHandler = async (params, context) => {
   const tasks = context.tasks;
   if (!tasks) throw rpcError('MethodNotFound', 'tasks/list');
+  // The tasks extension has no tasks/list: a 2026 client keeps the ids it was given.
+  if (context.caller.era === 'modern') throw rpcError('MethodNotInVersion', 'tasks/list', context.caller.protocolVersion);
   if (params.cursor !== undefined) throw rpcError('TaskListCursor');
   const records = await tasks.listFor(context.caller);
   const request = requestOf(context);
-  const modern = context.caller.era === 'modern';
-  if (modern) requireTasksDeclared(context.caller);
   const answers = await Promise.allSettled(
     records.map(async (record) => {
       const task = await tasks.send(record, 'tasks/get', request);
-      return modern ? modernTask(task, record.id) : asGatewayTask(task, record);
+      return asGatewayTask(task, record);
     }),
   );
   return { tasks: answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])) };

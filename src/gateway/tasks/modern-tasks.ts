@@ -8,7 +8,7 @@ import { TASKS_EXTENSION } from '../../protocol/extensions.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { Caller } from '../caller.js';
 import { catalogueError } from '../../protocol/error-catalogue.js';
-import { RpcError } from '../errors.js';
+import { RpcError, toRpcError } from '../errors.js';
 import { RELATED_TASK } from './gateway-tasks.js';
 
 /** Whether a 2026 caller declared the tasks extension (in its request's envelope). */
@@ -47,8 +47,8 @@ export async function detailedTask(task: JsonObject, taskId: string, result: () 
     // A tool that ran and reported an error is a completed task in 2026; `failed` is for protocol errors.
     return { ...detailed, status: 'completed', result: outcome };
   } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
-    return { ...detailed, status: 'failed', error: error.toJson() };
+    // What the call came to is a JSON-RPC error: the upstream's, as a plain call would have got it.
+    return { ...detailed, status: 'failed', error: toRpcError(error).toJson() };
   }
 }
 
