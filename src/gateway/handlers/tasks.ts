@@ -44,8 +44,7 @@ export async function callToolWithTasks(params: JsonObject, context: HandlerCont
       if (modern) requireTasksDeclared(context.caller);
       throw rpcError('TaskAugmentationRequired', calledAs);
     }
-    const { task: _ignored, ...plain } = params;
-    const result = await context.forward(tool.server, 'tools/call', { ...plain, name: tool.name }, calledAs);
+    const result = await context.forward(tool.server, 'tools/call', { ...withoutTask(params), name: tool.name }, calledAs);
     return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
   }
   if (support === 'forbidden') throw rpcError('TaskAugmentationForbidden', calledAs);
@@ -55,6 +54,13 @@ export async function callToolWithTasks(params: JsonObject, context: HandlerCont
   // 2026's CreateTaskResult is the task itself, flat, with resultType "task" (modern/shape.ts keeps it).
   if (!modern || !isJsonObject(answer.task) || typeof answer.task.taskId !== 'string') return answer;
   return { resultType: 'task', ...modernTask(answer.task, answer.task.taskId) };
+}
+
+/** The params without `task` (a call that will not be a task); the same object when it has none. */
+function withoutTask(params: JsonObject): JsonObject {
+  if (params.task === undefined) return params;
+  const { task: _ignored, ...plain } = params;
+  return plain;
 }
 
 /** The task service and the caller's record of `params.taskId`, with the request's trace filled in. */
