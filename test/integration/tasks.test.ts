@@ -6,7 +6,7 @@
 // is honoured as the spec says.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
@@ -99,6 +99,25 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
     expect(statuses).toContain('working');
     expect(kinds.at(-1)).toBe('result');
     expect(report).toContain('Research Report: gateways');
+  }, 30_000);
+
+  it("tells the session whose task it is of its status changes, under the gateway's id, and no other session", async () => {
+    const owner = await connect(first(), 'grace');
+    const bystander = await connect(first(), 'grace');
+    const heard: { taskId: string; status: string }[] = [];
+    const overheard: unknown[] = [];
+    let done!: () => void;
+    const terminal = new Promise<void>((resolve) => (done = resolve));
+    owner.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      heard.push({ taskId: notification.params.taskId, status: notification.params.status });
+      if (notification.params.status === 'completed') done();
+    });
+    bystander.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void overheard.push(notification.params));
+    const taskId = await startResearch(owner);
+    await terminal;
+    expect(heard.every((status) => status.taskId === taskId)).toBe(true);
+    expect(heard.map((status) => status.status)).toContain('working');
+    expect(overheard).toEqual([]);
   }, 30_000);
 
   it('puts the elicitation a task waits on to the client, naming the task by its gateway id', async () => {
