@@ -4,7 +4,7 @@
 import type { RequestEvent } from '../../src/gateway/observer.js';
 import type { RefusalEvent } from '../../src/http/middleware/refusal.js';
 import { AUDIT_COMMON_FIELDS, AUDIT_LINES, type AuditField, type AuditLineName } from '../../src/observe/audit-events.js';
-import { auditAdmin, auditObserver, auditRefusals, auditSignIn, auditWithheldTools } from '../../src/observe/audit.js';
+import { auditAdmin, auditConnections, auditObserver, auditRefusals, auditSignIn, auditWithheldTools } from '../../src/observe/audit.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { generatedNotice, isMain, runGenerator, type GeneratedFiles } from './lib/generated-files.js';
 import { code, headingSlug, table } from './lib/markdown.js';
@@ -56,6 +56,7 @@ export function exampleLines(): Record<AuditLineName, string> {
     adminAction: lineOf(() =>
       admin.action({ action: 'restart', target: 'github', outcome: 'ok', sub: 'alice', client: '127.0.0.1', requestId: REQUEST_ID, durationMs: 812.37 }),
     ),
+    connection: lineOf(() => auditConnections(logger)({ server: 'linear', sub: 'alice@example.com', event: 'needs-reconnect', reason: 'invalid_grant' })),
     signIn: lineOf(() => auditSignIn(logger)({ event: 'consented', sub: 'alice@example.com', clientId: 'https://client.example/mcp-client.json', scopes: ['mcp'] })),
     adminRefusal: lineOf(() =>
       admin.refusal({ outcome: 'denied', reason: 'insufficient-scope', detail: 'the token lacks the scope switchboard:admin', status: 403, httpMethod: 'POST', path: '/api/reload', sub: 'bob', client: '127.0.0.1', requestId: REQUEST_ID }),
@@ -85,7 +86,7 @@ export function auditPage(): string {
     'whole session ids.',
     '',
     'Lines about a request have `method` (the MCP request) or `httpMethod` (refused before it reached the',
-    'gateway); the others have `event`: `tool-withheld` or `admin`. Fields appear in the order listed.',
+    'gateway); the others have `event`: `tool-withheld`, `admin`, `sign-in` or `connection`. Fields appear in the order listed.',
     '',
     ...kinds.map(([kind, line]) => `- [${line.title}](#${headingSlug(line.title)}): ${code(kind === 'request' ? 'method' : kind === 'httpRefusal' ? 'httpMethod' : `event: ${eventOf(kind)}`)}`),
     '',

@@ -11,6 +11,14 @@ import type { PinningReport } from '../pinning/enforcer.js';
 import type { ReloadOutcome } from '../reload.js';
 import type { Upstream } from '../upstream/types.js';
 
+export interface ServerConnectionCounts {
+  readonly server: string;
+  readonly connected: number;
+  readonly needsReconnect: number;
+  /** More people than were read: the counts are a floor. */
+  readonly partial: boolean;
+}
+
 /** Where the gateway answers, with the ports actually bound. */
 export interface GatewayUrls {
   readonly mcp: string;
@@ -55,6 +63,11 @@ export interface OperatorSources {
   readonly endpointSelections: ReadonlyMap<string, ItemFilter>;
   /** Asks for a config reload; absent when the gateway has no config file to reload from. */
   readonly reload?: () => Promise<ReloadOutcome>;
+  /**
+   * People's connections on servers with credentials.connection: how many per server and state
+   * (counted in the store, bounded and cached: connections/upstream-connector.ts counts).
+   */
+  readonly connections?: { counts(): Promise<readonly ServerConnectionCounts[]> };
   /** Stops taking new work as SIGTERM's first phase does (true), or takes it again (false). */
   setDraining(draining: boolean): void;
 }

@@ -12,7 +12,7 @@ import type { ServerTraffic, TrafficReport } from '../observe/recent-rates.js';
 import type { PinningReport, ServerPinReport } from '../pinning/enforcer.js';
 import type { Upstream } from '../upstream/types.js';
 import { GATEWAY_VERSION } from '../version.js';
-import type { GatewayUrls, OperatorSources } from './sources.js';
+import type { GatewayUrls, OperatorSources, ServerConnectionCounts } from './sources.js';
 
 export interface UpstreamCounts {
   readonly tools: number;
@@ -70,6 +70,11 @@ export interface AdminStatus {
     readonly gateway: ServerTraffic | null;
   };
   readonly pinning: Omit<PinningReport, 'servers'> | null;
+  /**
+   * People's connections per server with credentials.connection, by state (never a token, nor who);
+   * empty without such servers, null when the store did not answer in time.
+   */
+  readonly connections: readonly ServerConnectionCounts[] | null;
 }
 
 export interface SessionsStatus {
@@ -103,7 +108,7 @@ export async function upstreamEntries(sources: OperatorSources, traffic?: Traffi
 }
 
 export async function adminStatus(sources: OperatorSources): Promise<AdminStatus> {
-  const [traffic, sessions] = await Promise.all([sources.traffic.report(), sessionsStatus(sources)]);
+  const [traffic, sessions, connections] = await Promise.all([sources.traffic.report(), sessionsStatus(sources), connectionCounts(sources)]);
   const config = sources.config();
   const pins = sources.pinning.report();
   const { servers: _perServer, ...pinning } = pins ?? { servers: {} };
@@ -128,7 +133,17 @@ export async function adminStatus(sources: OperatorSources): Promise<AdminStatus
       gateway: traffic.servers[''] ?? null,
     },
     pinning: pins ? (pinning as Omit<PinningReport, 'servers'>) : null,
+    connections,
   };
+}
+
+async function connectionCounts(sources: OperatorSources): Promise<readonly ServerConnectionCounts[] | null> {
+  if (sources.connections === undefined) return [];
+  try {
+    return await withTimeout(sources.connections.counts(), COUNT_TIMEOUT_MS);
+  } catch {
+    return null;
+  }
 }
 
 function upstreamEntry(

@@ -15,7 +15,7 @@ import { ModernAdapter } from '../gateway/modern/adapter.js';
 import { ParkedCalls } from '../gateway/modern/parked-calls.js';
 import { RequestStateSealer } from '../gateway/modern/request-state.js';
 import { createQuotaLimiter } from '../limits/create-limiter.js';
-import { auditObserver, auditWithheldTools } from '../observe/audit.js';
+import { auditConnections, auditObserver, auditWithheldTools } from '../observe/audit.js';
 import type { Logger } from '../observe/logger.js';
 import { GatewayMetrics } from '../observe/metrics.js';
 import { RecentRates } from '../observe/recent-rates.js';
@@ -71,7 +71,13 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   const onAuthChallenge = (server: string, status: number) => metrics.countAuthChallenge(server, status);
   const upstreams = new UpstreamPool(config, logger, (name, server, log) => new SupervisedUpstream(name, server, log, { onAuthChallenge, suppliedTransports: upstreamTransports }));
   const tokenCache = new LazyTokenCache(config, logger);
-  const connections = connectionsSide(config);
+  // Each connect, refresh failure, reconnect needed and disconnect: an audit line and the metrics
+  // (created below; no connection event comes before a request does).
+  const auditConnection = auditConnections(logger);
+  const connections = connectionsSide(config, (event) => {
+    auditConnection(event);
+    metrics.countConnectionEvent(event.server, event.event);
+  });
   const credentials = new CredentialSources({
     logger,
     tokenExchange: (name, exchange) => tokenExchangeSource(name, exchange, tokenCache.get(), { logger }),

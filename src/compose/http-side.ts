@@ -16,6 +16,7 @@ import { CLIENT_METADATA_PATH, CONNECT_CALLBACK_PATH } from '../connections/upst
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import { SessionSealer } from '../http/admin/session-cookie.js';
 import type { ConnectionRoutesOptions } from '../http/connections/routes.js';
+import { FormTokens } from '../http/connections/form-token.js';
 import { auditAdmin } from '../observe/audit.js';
 import type { StatusPageClient } from '../signin/status-page-client.js';
 
@@ -108,6 +109,8 @@ function connectionRoutes(config: Config, core: GatewayCore, personPages: Status
       return upstream === undefined || connection === undefined || isStdioUpstream(upstream) ? undefined : core.connections.connectors.of(server, upstream.url, connection);
     },
     serverOf: (kind, id) => core.connections.connectors.serverOf(kind, id),
+    servers: () => Object.entries(config.mcpServers).flatMap(([name, upstream]) => (upstream.enabled && upstream.credentials?.connection !== undefined && !isStdioUpstream(upstream) ? [name] : [])),
+    formTokens: new FormTokens(secret),
     onConnected: (sub, _server, elicitationId) => {
       core.gateway.notifyElicitationComplete(sub, elicitationId).catch((error: unknown) => {
         logger.warn({ err: error }, 'the clients of a person who connected an account could not be told');

@@ -1,6 +1,7 @@
 // The operator's window (admin/): what it shows and what it may do, read at each request so that it
 // follows reloads. The URLs are known once listening, before the first request the window can get.
 import type { GatewayUrls, OperatorSources } from '../admin/sources.js';
+import { isStdioUpstream } from '../config/schema.js';
 import type { Logger } from '../observe/logger.js';
 import type { ReloadSource, Reloading } from '../reload.js';
 import type { ConfigInForce } from './config-in-force.js';
@@ -44,6 +45,17 @@ export function operatorWindow({ startedAt, live, state, core, http, reload, rel
     urls: () => urls!,
     ...(accessPolicy && { access: accessPolicy }),
     endpointSelections: core.endpointSelections,
+    connections: {
+      // Per server of the config in force whose credentials are connections; counting reads the store.
+      counts: () =>
+        Promise.all(
+          Object.entries(live.current.mcpServers).flatMap(([server, upstream]) => {
+            const connection = upstream.credentials?.connection;
+            if (!upstream.enabled || connection === undefined || isStdioUpstream(upstream)) return [];
+            return [core.connections.connectors.of(server, upstream.url, connection).counts().then((counts) => ({ server, ...counts }))];
+          }),
+        ),
+    },
     ...(reloading && { reload: () => reloading.reload('admin') }),
     setDraining: (on) => {
       if (state.closing || on === state.draining) return;

@@ -5,12 +5,14 @@
 import type { ConnectionConfig } from '../config/credentials.js';
 import type { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
-import { UpstreamConnector } from './upstream-connector.js';
+import { UpstreamConnector, type ConnectionEvent } from './upstream-connector.js';
 
 export interface ConnectorsOptions {
   readonly store: KeyValueStore;
   readonly sealer: TokenSealer;
   readonly publicOrigin: string;
+  /** Each connection's events, for the audit trail and the metrics. */
+  readonly onEvent?: (event: ConnectionEvent) => void;
 }
 
 export class Connectors {
@@ -29,6 +31,7 @@ export class Connectors {
       sealer: this.options.sealer,
       publicOrigin: this.options.publicOrigin,
       timeoutMs: config.timeoutMs,
+      ...(this.options.onEvent && { onEvent: this.options.onEvent }),
       ...(config.scopes !== undefined && { scopes: config.scopes }),
       ...(config.authorizationServer !== undefined && { authorizationServer: config.authorizationServer }),
       ...(config.client !== undefined && { client: { clientId: config.client.clientId, ...(config.client.clientSecret !== undefined && { clientSecret: config.client.clientSecret }) } }),

@@ -25,6 +25,35 @@ export interface ConnectionRecord {
   readonly needsReconnect?: true;
 }
 
+/** What the person's Connections page shows of a connection: never a token. */
+export interface ConnectionSummary {
+  readonly state: 'connected' | 'needs-reconnect' | 'not-connected';
+  readonly scope?: string;
+  readonly connectedAt?: number;
+  /** Epoch ms of the last call that used it, to the minute (USE_NOTE_MS). */
+  readonly lastUsedAt?: number;
+}
+
+/** What happened to a connection, for the audit trail and the metrics (compose/connections-side.ts). */
+export interface ConnectionEvent {
+  readonly server: string;
+  readonly sub: string;
+  /** `refreshed` and `refresh-failed` (not invalid_grant: the provider did not answer well) feed the metrics; the rest are audited too. */
+  readonly event: 'connected' | 'refreshed' | 'refresh-failed' | 'needs-reconnect' | 'disconnected';
+  /** Why, for refresh-failed and needs-reconnect: the OAuth error or the failure's message, never a token. */
+  readonly reason?: string;
+  /** Disconnected: whether the provider was asked to revoke the tokens (it offers revocation). */
+  readonly revoked?: boolean;
+}
+
+/** The number of people with a connection to one server, by state. */
+export interface ConnectionCounts {
+  readonly connected: number;
+  readonly needsReconnect: number;
+  /** The index held more people than were read (COUNT_LIMIT): the counts are a floor. */
+  readonly partial: boolean;
+}
+
 /** The person has no usable connection to the server: they must open a connect link. */
 export class ConnectionNeededError extends Error {
   constructor(
@@ -56,6 +85,8 @@ export interface UpstreamConnectorOptions {
   readonly client?: { readonly clientId: string; readonly clientSecret?: string };
   readonly timeoutMs: number;
   readonly now?: () => number;
+  /** Each connect, refresh, refresh failure, reconnect needed and disconnect; must not throw. */
+  readonly onEvent?: (event: ConnectionEvent) => void;
 }
 
 export const CONNECT_PATH = '/connections/connect';
@@ -65,12 +96,23 @@ const LINK_SECONDS = 600;
 /** Refresh this long before expiry, so a call never carries a token about to lapse. */
 const REFRESH_AHEAD_MS = 60_000;
 const REFRESH_LOCK_SECONDS = 15;
+/** A connection's last use is written at most this often per person and replica, never per call. */
+const USE_NOTE_MS = 60_000;
+/** The people index of a server lives this long past its last connect (then counts restart from the next). */
+const INDEX_SECONDS = 400 * 24 * 3600;
+/** Counting reads at most this many records; a bigger index is reported as a floor. */
+const COUNT_LIMIT = 2_000;
+/** A count younger than this is reused: the status page refreshes every few seconds. */
+const COUNT_CACHE_MS = 30_000;
 
 export class UpstreamConnector {
   readonly server: string;
   readonly #options: UpstreamConnectorOptions;
   #prepared: Promise<{ authorization: UpstreamAuthorization; client: UpstreamClient; configuration: oidc.Configuration }> | undefined;
   readonly #refreshing = new Map<string, Promise<ConnectionRecord>>();
+  /** When this replica last wrote each person's last use. */
+  readonly #usedNoted = new Map<string, number>();
+  #counted: { readonly at: number; readonly counts: Promise<ConnectionCounts> } | undefined;
 
   constructor(options: UpstreamConnectorOptions) {
     this.#options = options;
@@ -122,6 +164,9 @@ export class UpstreamConnector {
     const { authorization, configuration } = await this.#prepare();
     const tokens = await oidc.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: pending.codeVerifier, expectedState: state }, { resource: authorization.resource });
     await this.#save(pending.sub, recordOf(tokens, this.#now()));
+    await this.#options.store.addMember(this.#indexKey, digest(`${this.server}\n${pending.sub}`), INDEX_SECONDS);
+    this.#counted = undefined;
+    this.#emit({ server: this.server, sub: pending.sub, event: 'connected' });
     return { elicitationId: pending.elicitationId };
   }
 
@@ -130,9 +175,55 @@ export class UpstreamConnector {
     const record = await this.#load(sub);
     if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
     if (record.needsReconnect) throw new ConnectionNeededError(this.server, 'needs-reconnect');
-    if (record.expiresAt === undefined || record.expiresAt - REFRESH_AHEAD_MS > this.#now()) return record.accessToken;
+    if (record.expiresAt === undefined || record.expiresAt - REFRESH_AHEAD_MS > this.#now()) {
+      this.#noteUse(sub);
+      return record.accessToken;
+    }
     if (record.refreshToken === undefined) throw new ConnectionNeededError(this.server, 'needs-reconnect');
-    return (await this.#refresh(sub)).accessToken;
+    const refreshed = await this.#refresh(sub);
+    this.#noteUse(sub);
+    return refreshed.accessToken;
+  }
+
+  /** What the person's Connections page shows: state, scopes, when connected and last used; no token. */
+  async summary(sub: string): Promise<ConnectionSummary> {
+    const [record, used] = await Promise.all([this.#load(sub), this.#options.store.get(this.#usedKey(sub))]);
+    if (record === undefined) return { state: 'not-connected' };
+    const lastUsedAt = used === undefined ? undefined : Number(used);
+    return {
+      state: record.needsReconnect ? 'needs-reconnect' : 'connected',
+      ...(record.scope !== undefined && { scope: record.scope }),
+      connectedAt: record.connectedAt,
+      ...(lastUsedAt !== undefined && Number.isFinite(lastUsedAt) && { lastUsedAt }),
+    };
+  }
+
+  /**
+   * How many people have a connection here, by state, for the status page. Read from an index of
+   * the people who connected (a set in the store, one member per person: a digest, no name) and
+   * their records, at most COUNT_LIMIT of them, and kept COUNT_CACHE_MS: cheap and bounded.
+   * Members whose record is gone (disconnected) count as nothing.
+   */
+  counts(): Promise<ConnectionCounts> {
+    const now = this.#now();
+    if (this.#counted !== undefined && now - this.#counted.at < COUNT_CACHE_MS) return this.#counted.counts;
+    const counts = (async (): Promise<ConnectionCounts> => {
+      const members = await this.#options.store.members(this.#indexKey);
+      let connected = 0;
+      let needsReconnect = 0;
+      for (const member of members.slice(0, COUNT_LIMIT)) {
+        const record = await this.#loadKey(`connection:${member}`);
+        if (record === undefined) continue;
+        if (record.needsReconnect) needsReconnect += 1;
+        else connected += 1;
+      }
+      return { connected, needsReconnect, partial: members.length > COUNT_LIMIT };
+    })();
+    this.#counted = { at: now, counts };
+    counts.catch(() => {
+      if (this.#counted?.counts === counts) this.#counted = undefined;
+    });
+    return counts;
   }
 
   async status(sub: string): Promise<'connected' | 'needs-reconnect' | 'not-connected'> {
@@ -143,12 +234,20 @@ export class UpstreamConnector {
   /** Forgets the connection, revoking its tokens at the provider when it offers revocation. */
   async disconnect(sub: string): Promise<void> {
     const record = await this.#load(sub);
-    await this.#options.store.delete(this.#recordKey(sub));
+    await this.#options.store.delete(this.#recordKey(sub), this.#usedKey(sub));
+    this.#usedNoted.delete(sub);
+    this.#counted = undefined;
     if (record === undefined) return;
-    const { authorization, configuration } = await this.#prepare();
-    if (authorization.server.revocation_endpoint === undefined) return;
-    for (const token of [record.refreshToken, record.accessToken]) {
-      if (token !== undefined) await oidc.tokenRevocation(configuration, token).catch(() => {});
+    let revoked = false;
+    try {
+      const { authorization, configuration } = await this.#prepare();
+      if (authorization.server.revocation_endpoint === undefined) return;
+      revoked = true;
+      for (const token of [record.refreshToken, record.accessToken]) {
+        if (token !== undefined) await oidc.tokenRevocation(configuration, token).catch(() => {});
+      }
+    } finally {
+      this.#emit({ server: this.server, sub, event: 'disconnected', revoked });
     }
   }
 
@@ -192,12 +291,16 @@ export class UpstreamConnector {
       } catch (error) {
         if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
           await this.#save(sub, { ...record, needsReconnect: true });
+          this.#counted = undefined;
+          this.#emit({ server: this.server, sub, event: 'needs-reconnect', reason: 'invalid_grant' });
           throw new ConnectionNeededError(this.server, 'needs-reconnect');
         }
+        this.#emit({ server: this.server, sub, event: 'refresh-failed', reason: error instanceof oidc.ResponseBodyError ? error.error : error instanceof Error ? error.name : 'unknown' });
         throw error;
       }
       const refreshed = recordOf(tokens, this.#now(), record);
       await this.#save(sub, refreshed);
+      this.#emit({ server: this.server, sub, event: 'refreshed' });
       return refreshed;
     } finally {
       await this.#options.store.delete(lock);
@@ -250,8 +353,38 @@ export class UpstreamConnector {
     return `connection:${digest(`${this.server}\n${sub}`)}`;
   }
 
+  /** Apart from the record: a use written while a refresh on another replica writes the record must not undo it. */
+  #usedKey(sub: string): string {
+    return `used:${digest(`${this.server}\n${sub}`)}`;
+  }
+
+  get #indexKey(): string {
+    return `people:${this.server}`;
+  }
+
+  /** At most once a minute per person and replica, and never in the call's way. */
+  #noteUse(sub: string): void {
+    const now = this.#now();
+    if (now - (this.#usedNoted.get(sub) ?? Number.NEGATIVE_INFINITY) < USE_NOTE_MS) return;
+    // Bounded: a replica serving very many people forgets when it wrote, and writes once more.
+    if (this.#usedNoted.size >= 10_000) this.#usedNoted.clear();
+    this.#usedNoted.set(sub, now);
+    this.#options.store.set(this.#usedKey(sub), String(now)).catch(() => this.#usedNoted.delete(sub));
+  }
+
+  #emit(event: ConnectionEvent): void {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // The audit trail's or the metrics' failure is not the person's problem.
+    }
+  }
+
   async #load(sub: string): Promise<ConnectionRecord | undefined> {
-    const key = this.#recordKey(sub);
+    return this.#loadKey(this.#recordKey(sub));
+  }
+
+  async #loadKey(key: string): Promise<ConnectionRecord | undefined> {
     const sealed = await this.#options.store.get(key);
     const plain = sealed === undefined ? undefined : this.#options.sealer.open(sealed, key);
     return plain === undefined ? undefined : (JSON.parse(plain) as ConnectionRecord);

@@ -148,6 +148,19 @@ export const AUDIT_LINES = {
       client: { ...CLIENT, when: 'the step is a request of the client (registration, token endpoint)' },
     },
   },
+  connection: {
+    title: 'A change to a person\'s connection',
+    written:
+      'One line when a person connects their account on a server with `credentials.connection` (or connects again), when refreshing their connection fails, when the provider no longer honours it (they must connect again), and when they disconnect it (their Connections page). Never a token, code or verifier.',
+    fields: {
+      event: { meaning: 'Always `connection`.' },
+      step: { meaning: '`connected`, `refresh-failed` (the provider did not answer the refresh; the next call tries again), `needs-reconnect` (the provider refused the refresh token: the person is asked to connect again) or `disconnected`.' },
+      server: { meaning: 'The upstream server\'s config name.' },
+      sub: { meaning: 'The person (their `sub` at the gateway, not at the upstream).' },
+      reason: { meaning: 'The OAuth error (`invalid_grant`, ...) or the kind of failure, never a token.', when: 'the step is `refresh-failed` or `needs-reconnect`' },
+      revoked: { meaning: '`true` when the provider was asked to revoke the tokens (it offers revocation, RFC 7009), `false` when it offers none: they were only forgotten.', when: 'the step is `disconnected`' },
+    },
+  },
   adminRefusal: {
     title: 'A request refused by the admin listener',
     written: 'One line per request to the admin listener refused for want of a token (or, in sign-in mode, a session cookie) or of the admin scope, or from another page or host.',

@@ -8,6 +8,7 @@ import { DEFAULT_ENDPOINT } from '../config/endpoints.js';
 import type { GatewayObserver, RequestEvent } from '../gateway/observer.js';
 import type { RefusalEvent } from '../http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../pinning/enforcer.js';
+import type { ConnectionEvent } from '../connections/upstream-connector.js';
 import type { AuditLine } from './audit-events.js';
 import type { SignInAuditEvent } from '../signin/audit-events.js';
 import { preformattedLines, type Logger } from './logger.js';
@@ -149,6 +150,28 @@ export function auditSignIn(logger: Pick<Logger, 'info'>): (event: SignInAuditEv
         ...(event.reason !== undefined && { reason: event.reason }),
         ...(event.client !== undefined && { client: event.client }),
       } satisfies AuditLine<'signIn'>,
+      'audit',
+    );
+  };
+}
+
+/**
+ * A person's connection changed (connections/upstream-connector.ts): connected, a refresh failed,
+ * the provider refused the refresh token, disconnected. A refresh that worked is only counted.
+ */
+export function auditConnections(logger: Pick<Logger, 'info'>): (event: ConnectionEvent) => void {
+  return (event) => {
+    if (event.event === 'refreshed') return;
+    logger.info(
+      {
+        audit: true,
+        event: 'connection',
+        step: event.event,
+        server: event.server,
+        sub: event.sub,
+        ...(event.reason !== undefined && { reason: event.reason }),
+        ...(event.revoked !== undefined && { revoked: event.revoked }),
+      } satisfies AuditLine<'connection'>,
       'audit',
     );
   };

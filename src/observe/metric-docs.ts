@@ -4,7 +4,7 @@
 // meaning here, or an entry for a metric or label the registry does not have, so a new label is
 // documented where it is defined. Value lists come from the sets the code uses.
 import { LIMIT_REFUSAL_REASONS } from '../gateway/calls/server-limits.js';
-import { NOTIFICATION_METHODS, RPC_METHODS } from './metrics.js';
+import { CONNECTION_OUTCOMES, NOTIFICATION_METHODS, RPC_METHODS } from './metrics.js';
 
 export interface MetricDoc {
   /** Label name -> what it means and the values it takes. */
@@ -54,6 +54,13 @@ export const METRIC_DOCS: Readonly<Record<string, MetricDoc>> = {
   switchboard_upstream_up: { labels: { server: SERVER } },
   switchboard_upstream_restarts_total: { labels: { server: SERVER } },
   switchboard_upstream_connect_failures_total: { labels: { server: SERVER } },
+  switchboard_connection_events_total: {
+    labels: {
+      server: SERVER,
+      outcome: `${codes(CONNECTION_OUTCOMES)}: a person connected (or connected again); their connection was refreshed; a refresh failed (the provider did not answer well; the next call tries again); the provider refused the refresh token (the person is asked to connect again); they disconnected.`,
+    },
+    note: 'A series appears with its first event. How many people are connected now is on the status page (per server and state), not a metric: counting reads the store.',
+  },
   switchboard_upstream_auth_challenges_total: {
     labels: { server: SERVER, status: 'The HTTP status the upstream answered: `401`, or `403` with a challenge.' },
     note: 'A series appears with its first refusal.',

@@ -56,6 +56,9 @@ export const NOTIFICATION_METHODS: ReadonlySet<string> = new Set([
   'notifications/elicitation/complete',
 ]);
 
+/** What can happen to a person's connection: the `outcome` of switchboard_connection_events_total. */
+export const CONNECTION_OUTCOMES = ['connected', 'refreshed', 'refresh-failed', 'needs-reconnect', 'disconnected'] as const;
+
 export const OTHER = 'other';
 /** The `server` label of requests no upstream took part in. */
 export const GATEWAY_SERVER_LABEL = '';
@@ -125,6 +128,7 @@ export class GatewayMetrics {
   readonly #httpRequests: HotCounter<'route' | 'method' | 'status'>;
   readonly #limitRefusals: Counter<'server' | 'kind'>;
   readonly #authChallenges: Counter<'server' | 'status'>;
+  readonly #connectionEvents: Counter<'server' | 'outcome'>;
   readonly #sessionsActive: Gauge;
   readonly #sessionStoreUp: Gauge;
   readonly #servers = new Set<string>();
@@ -189,6 +193,12 @@ export class GatewayMetrics {
       name: 'switchboard_upstream_auth_challenges_total',
       help: 'Requests an upstream refused with 401 (or 403 with a challenge): the credentials the gateway presented, its own or a caller\'s, were not accepted',
       labelNames: ['server', 'status'],
+      registers,
+    });
+    this.#connectionEvents = new Counter({
+      name: 'switchboard_connection_events_total',
+      help: 'What happened to people\'s connections on servers with credentials.connection, by upstream server and outcome (connected | refreshed | refresh-failed | needs-reconnect | disconnected)',
+      labelNames: ['server', 'outcome'],
       registers,
     });
     this.#httpRequests = new HotCounter({
@@ -345,6 +355,11 @@ export class GatewayMetrics {
   /** An upstream refused the credentials it was given (upstream/challenges.ts). */
   countAuthChallenge(server: string, status: number): void {
     if (this.#isServer(server)) this.#authChallenges.inc({ server: serverSlug(server), status: String(status) });
+  }
+
+  /** A person's connection to `server` changed (connections/upstream-connector.ts); `outcome` comes from a fixed set. */
+  countConnectionEvent(server: string, outcome: (typeof CONNECTION_OUTCOMES)[number]): void {
+    if (this.#isServer(server)) this.#connectionEvents.inc({ server: serverSlug(server), outcome });
   }
 
   /** One answered HTTP request; `route` must come from a fixed set (see observe-requests.ts). */

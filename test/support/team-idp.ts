@@ -65,6 +65,10 @@ export interface TeamIdpReceived {
   readonly tokenRequests: readonly ReceivedParams[];
   /** Dynamic registration request bodies ('open' only). */
   readonly registrations: readonly Readonly<Record<string, unknown>>[];
+  /** Dynamically registered clients as the provider answered them: their ID and secret ('open' only). */
+  readonly registeredClients: readonly { readonly client_id: string; readonly client_secret?: string }[];
+  /** Revocation requests' form parameters (RFC 7009): the token and its hint. */
+  readonly revocations: readonly ReceivedParams[];
 }
 
 export interface TeamIdp {
@@ -91,7 +95,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
   const { profile, accounts } = options;
   const tenantId = profile === 'entra' ? (options.tenantId ?? randomUUID()) : undefined;
   const prefix = tenantId === undefined ? '' : `/${tenantId}/v2.0`;
-  const received = { authorizationRequests: [] as ReceivedParams[], tokenRequests: [] as ReceivedParams[], registrations: [] as Record<string, unknown>[] };
+  const received = { authorizationRequests: [] as ReceivedParams[], tokenRequests: [] as ReceivedParams[], registrations: [] as Record<string, unknown>[], revocations: [] as ReceivedParams[], registeredClients: [] as { client_id: string; client_secret?: string }[] };
   const store = teamIdpStore();
 
   let handle: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.writeHead(503).end();
@@ -182,7 +186,14 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
       const scheme = headerValue(ctx.headers.authorization)?.split(' ')[0];
       received.tokenRequests.push({ ...lastValues(ctx.oidc?.body ?? {}), ...(scheme !== undefined && { authorization_scheme: scheme }) });
     }
-    if (route === 'registration' && ctx.method === 'POST') received.registrations.push({ ...(ctx.oidc?.body ?? {}) });
+    if (route === 'registration' && ctx.method === 'POST') {
+      received.registrations.push({ ...(ctx.oidc?.body ?? {}) });
+      const answered = ctx.body as { client_id?: unknown; client_secret?: unknown } | undefined;
+      if (typeof answered?.client_id === 'string') {
+        received.registeredClients.push({ client_id: answered.client_id, ...(typeof answered.client_secret === 'string' && { client_secret: answered.client_secret }) });
+      }
+    }
+    if (route === 'revocation') received.revocations.push(lastValues(ctx.oidc?.body ?? {}));
   });
 
   const callback = provider.callback();

@@ -6,7 +6,7 @@ import type { RequestEvent } from '../../src/gateway/observer.js';
 import type { RefusalEvent } from '../../src/http/middleware/refusal.js';
 import type { WithheldToolEvent } from '../../src/pinning/enforcer.js';
 import { AUDIT_COMMON_FIELDS, AUDIT_LINES, type AuditField, type AuditLineName } from '../../src/observe/audit-events.js';
-import { auditAdmin, auditObserver, auditRefusals, auditSignIn, auditWithheldTools, type AdminActionEvent, type AdminRefusalEvent } from '../../src/observe/audit.js';
+import { auditAdmin, auditConnections, auditObserver, auditRefusals, auditSignIn, auditWithheldTools, type AdminActionEvent, type AdminRefusalEvent } from '../../src/observe/audit.js';
 import { createLogger } from '../../src/observe/logger.js';
 
 /** The keys of the one line each write makes, in order, through a logger made as the gateway makes it. */
@@ -83,6 +83,11 @@ const writers: Record<AuditLineName, { full: (logger: ReturnType<typeof createLo
   signIn: {
     full: (logger) => auditSignIn(logger)({ event: 'token-refused', sub: 'alice', clientId: 'client-1', scopes: ['mcp'], reason: 'invalid_grant', client: '127.0.0.1' }),
     least: (logger) => auditSignIn(logger)({ event: 'client-registered' }),
+  },
+  connection: {
+    // A real line has a reason or revoked, not both; both here check the order of all its fields.
+    full: (logger) => auditConnections(logger)({ server: 'linear', sub: 'alice', event: 'disconnected', reason: 'not in a real line', revoked: true }),
+    least: (logger) => auditConnections(logger)({ server: 'linear', sub: 'alice', event: 'connected' }),
   },
   adminRefusal: {
     full: (logger) => auditAdmin(logger).refusal(fullAdminRefusal satisfies Required<AdminRefusalEvent>),

@@ -63,6 +63,7 @@ ${overview(status)}
 ${upstreamsSection(status)}
 ${trafficSection(status)}
 ${sessionsSection(status)}
+${connectionsSection(status)}
 ${live ? '' : endpointsSection(status)}
 ${live ? '' : catalogSection(data.catalog)}
 ${live ? '' : previewSection(data.endpointNames, status.gateway.policy)}
@@ -209,6 +210,23 @@ function sessionsSection(status: AdminStatus): Html {
     ${card('2026 listens (this replica)', String(sessions.listens), 'listens')}
     ${card('SSE streams (this replica)', String(sessions.sseStreams), 'sse-streams')}
   </div>
+</section>`;
+}
+
+/** People's connections per server and state: counts only, never a token or who. */
+function connectionsSection(status: AdminStatus): Html | string {
+  const { connections } = status;
+  if (connections !== null && connections.length === 0) return '';
+  return html`<section id="connections" data-live>
+  <h2>Connections <span class="muted">(people's own accounts on servers with <code>credentials.connection</code>, all replicas)</span></h2>
+  ${connections === null
+    ? html`<p class="bad">The store did not answer the count.</p>`
+    : html`<div class="scroll"><table>
+    <thead><tr><th>Server</th><th class="num">Connected</th><th class="num">Needs reconnecting</th></tr></thead>
+    <tbody>${connections.map(
+      (entry) => html`<tr data-connections="${entry.server}"><td>${entry.server}</td><td class="num" data-field="connected">${entry.connected}${entry.partial ? '+' : ''}</td><td class="num ${entry.needsReconnect > 0 ? 'warn' : ''}" data-field="needs-reconnect">${entry.needsReconnect}${entry.partial ? '+' : ''}</td></tr>`,
+    )}</tbody>
+  </table></div>`}
 </section>`;
 }
 

@@ -8,7 +8,7 @@ export function connectedPage(server: string): RenderedPage {
     `Connected to ${server}`,
     html`<h1>Your account on ${server} is connected</h1>
 <p>Go back to your MCP client and ask again: the gateway now reaches ${server} as you.</p>
-<p class="note">You can close this window.</p>`,
+<p class="note">You can close this window, or see <a href="/connections">all your connections</a>.</p>`,
   );
 }
 
