@@ -128,11 +128,12 @@ describe('the admin listener with auth', () => {
     const response = await admin('/api/status');
     expect(response.status).toBe(200);
     const status = await json(response);
-    expect(Object.keys(status).sort()).toEqual(['endpoints', 'gateway', 'pinning', 'sessions', 'traffic', 'upstreams']);
+    expect(Object.keys(status).sort()).toEqual(['connections', 'endpoints', 'gateway', 'pinning', 'sessions', 'traffic', 'upstreams']);
     expect(status).toMatchObject({
       gateway: { status: 'ready', store: 'memory', auth: true, policy: false },
       endpoints: { mcp: gateway.url, status: gateway.adminUrl },
       sessions: { store: 'memory', active: expect.any(Number), listens: 0 },
+      connections: [],
     });
     const upstreams = status.upstreams as { name: string; state: string }[];
     expect(upstreams.map((upstream) => [upstream.name, upstream.state])).toEqual([

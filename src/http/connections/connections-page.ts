@@ -35,16 +35,17 @@ export function connectionsPage(session: AdminSession, rows: readonly ServerConn
     html`<h1>Your connections</h1>
 <p>Signed in as <strong>${personLabel(session)}</strong>.</p>
 ${message === undefined ? '' : html`<p role="status">${message}</p>`}
-${rows.length === 0 ? html`<p>No server behind this gateway needs your own account.</p>` : rows.map(serverSection)}
+${rows.length === 0 ? html`<p>No server behind this gateway needs your own account.</p>` : rows.map((row, index) => serverSection(row, index))}
 <form method="post" action="${signOutPath}"><button type="submit">Sign out</button></form>`,
   );
 }
 
-function serverSection(row: ServerConnectionRow): ReturnType<typeof html> {
+/** `index` names the heading: a server's name may hold spaces, which an id cannot. */
+function serverSection(row: ServerConnectionRow, index: number): ReturnType<typeof html> {
   const { server, summary } = row;
   const state = summary?.state;
-  return html`<section aria-labelledby="server-${server}" data-server="${server}">
-<h2 id="server-${server}">${server}</h2>
+  return html`<section aria-labelledby="server-${index}" data-server="${server}">
+<h2 id="server-${index}">${server}</h2>
 <dl>
 <dt>State</dt><dd data-field="state">${state === undefined ? 'Unknown (the gateway\'s store did not answer; try again)' : STATE_TEXT[state]}</dd>
 ${summary?.scope === undefined ? '' : html`<dt>Scopes granted</dt><dd data-field="scopes">${summary.scope.split(' ').filter(Boolean).map((scope, index) => html`${index > 0 ? ' ' : ''}<code>${scope}</code>`)}</dd>`}

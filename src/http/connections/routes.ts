@@ -1,6 +1,7 @@
-// The person's side of credentials.connection, on the gateway's public origin: the connect link a
-// client was given (GET /connections/connect/<id>), the upstream's callback, and the client ID
-// metadata document Switchboard publishes for the upstreams' authorization servers. The browser
+// The person's side of credentials.connection, on the gateway's public origin: their Connections
+// page (GET /connections, with its connect links and disconnect forms under /connections/servers/),
+// the connect link a client was given (GET /connections/connect/<id>), the upstream's callback, and
+// the client ID metadata document Switchboard publishes for the upstreams' authorization servers. The browser
 // must be signed in (sign-in mode's own sign-in, as the status page's: a built-in client of the
 // gateway's authorization server and a sealed session cookie) as the person the link was made for.
 import type { Context, Hono } from 'hono';
