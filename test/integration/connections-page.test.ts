@@ -3,7 +3,9 @@
 // opens /connections in Chromium, signs in, connects from the page, sees her connection (scopes,
 // when connected, last used), and disconnects it: the tokens are revoked at the provider, and her
 // next call is asked to connect again. Bob's page never shows or touches Ada's connection, and a
-// forged disconnect (another origin, a token made for someone else, none) changes nothing.
+// forged disconnect (another origin, a token made for someone else, none) changes nothing. A second
+// server's provider issues 10 s tokens (every call refreshes) and then forgets every grant: Ada's
+// page says she must reconnect, and Reconnect brings her back.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
@@ -18,6 +20,8 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
   let team: SignInTeam;
   let upstreamIdp: TeamIdp;
   let guarded: HttpUpstream;
+  let shortIdp: TeamIdp;
+  let short: HttpUpstream;
   let signIn: SignInGateway;
   let origin: string;
 
@@ -25,8 +29,15 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
     team = await startSignInTeam();
     upstreamIdp = await startTeamIdp({ profile: 'open', accounts: [ADA_UPSTREAM] });
     guarded = await startGuardedServer({ jwks: { url: upstreamIdp.jwksUri, audience: 'resource', issuer: upstreamIdp.issuer } });
+    shortIdp = await startTeamIdp({ profile: 'open', accounts: [ADA_UPSTREAM], accessTokenSeconds: 10 });
+    short = await startGuardedServer({ jwks: { url: shortIdp.jwksUri, audience: 'resource', issuer: shortIdp.issuer } });
     // Ada (group ops) is an operator too: the status page counts connections.
-    signIn = await team.startGateway({ scopeGrants: { 'switchboard:admin': { groups: ['ops'] } } }, { mcpServers: { guarded: { url: guarded.url, isolation: 'session', credentials: { connection: { scopes: ['mcp', 'offline_access'] } } } } });
+    signIn = await team.startGateway({ scopeGrants: { 'switchboard:admin': { groups: ['ops'] } } }, {
+      mcpServers: {
+        guarded: { url: guarded.url, isolation: 'session', credentials: { connection: { scopes: ['mcp', 'offline_access'] } } },
+        short: { url: short.url, isolation: 'session', credentials: { connection: { scopes: ['mcp', 'offline_access'] } } },
+      },
+    });
     origin = new URL(signIn.gateway.url).origin;
   }, 90_000);
 
@@ -34,6 +45,8 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
     await team?.close();
     await guarded?.stop();
     await upstreamIdp?.stop();
+    await short?.stop();
+    await shortIdp?.stop();
   });
 
   async function signedInClient(account: typeof ADA): Promise<SignedInClient> {
@@ -47,10 +60,10 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
   }
 
   /** A call of a new session (its upstream connection resolves the person's credential afresh). */
-  async function callAs(account: typeof ADA): Promise<{ isError?: boolean; text: string }> {
+  async function callAs(account: typeof ADA, server = 'guarded'): Promise<{ isError?: boolean; text: string }> {
     const client = await signedInClient(account);
     try {
-      const result = await client.callTool('guarded__whoami', {});
+      const result = await client.callTool(`${server}__whoami`, {});
       return { ...(result.isError !== undefined && { isError: Boolean(result.isError) }), text: textOf(result) };
     } finally {
       await client.close();
@@ -66,16 +79,16 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
     return page;
   }
 
-  /** The status page's connection counts for guarded, as an operator sees them. */
-  async function statusCounts(page: Page): Promise<{ connected: string; needsReconnect: string }> {
+  /** The status page's connection counts for a server, as an operator sees them. */
+  async function statusCounts(page: Page, server = 'guarded'): Promise<{ connected: string; needsReconnect: string }> {
     await page.goto(signIn.gateway.adminUrl!);
     await signInAtTeamIdp(page, credentialsOf(ADA));
-    const row = page.locator('#connections [data-connections="guarded"]');
+    const row = page.locator(`#connections [data-connections="${server}"]`);
     await row.waitFor({ timeout: 20_000 });
     return { connected: await row.locator('[data-field="connected"]').innerText(), needsReconnect: await row.locator('[data-field="needs-reconnect"]').innerText() };
   }
 
-  const stateOf = (page: Page) => page.locator('[data-server="guarded"] [data-field="state"]').innerText();
+  const stateOf = (page: Page, server = 'guarded') => page.locator(`[data-server="${server}"] [data-field="state"]`).innerText();
 
   it('lists, connects and disconnects; Bob and forged posts never touch Ada\'s connection', async () => {
     const ada = await team.browser.newContext();
@@ -168,7 +181,7 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
       expect(after.text).toMatch(/https?:\/\/\S+\/connections\/connect\/\S+/);
 
       // The audit trail and the metrics say what happened, and no token is in the log.
-      const lines = signIn.gateway.logs.filter((line) => line.event === 'connection');
+      const lines = signIn.gateway.logs.filter((line) => line.event === 'connection' && line.server === 'guarded');
       expect(lines.map((line) => line.step)).toEqual(['connected', 'disconnected']);
       expect(lines[1]).toMatchObject({ server: 'guarded', sub: lines[0]!.sub, revoked: true });
       expect(lines[0]!.sub).toEqual(expect.any(String));
@@ -179,6 +192,51 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
     } finally {
       await ada.close();
       await bob.close();
+    }
+  }, 180_000);
+
+  it('says when a connection needs reconnecting, and Reconnect renews it', async () => {
+    const ada = await team.browser.newContext();
+    try {
+      const page = await openPage(ada, ADA);
+      expect(await stateOf(page, 'short')).toBe('Not connected');
+      await page.getByRole('link', { name: 'Connect short' }).click();
+      await page.getByLabel('Username').waitFor({ timeout: 20_000 });
+      await signInAtTeamIdp(page, credentialsOf(ADA_UPSTREAM));
+      await page.getByRole('heading', { name: 'Your account on short is connected' }).waitFor({ timeout: 20_000 });
+
+      // 10 s tokens: each call refreshes first, unnoticed.
+      const refreshed = await callAs(ADA, 'short');
+      expect(refreshed.isError, refreshed.text).not.toBe(true);
+      expect(shortIdp.received.tokenRequests.filter((request) => request.grant_type === 'refresh_token')).not.toHaveLength(0);
+
+      // The provider forgets every grant: the next refresh is refused, and Ada is asked again.
+      shortIdp.revokeAllGrants();
+      const asked = await callAs(ADA, 'short');
+      expect(asked.isError).toBe(true);
+      expect(asked.text).toMatch(/\/connections\/connect\//);
+      await page.goto(`${origin}/connections`);
+      expect(await stateOf(page, 'short')).toBe('Needs reconnecting');
+      const status = await ada.newPage();
+      expect(await statusCounts(status, 'short')).toEqual({ connected: '0', needsReconnect: '1' });
+
+      await page.getByRole('link', { name: 'Reconnect short' }).click();
+      await page.getByLabel('Username').waitFor({ timeout: 20_000 });
+      await signInAtTeamIdp(page, credentialsOf(ADA_UPSTREAM));
+      await page.getByRole('heading', { name: 'Your account on short is connected' }).waitFor({ timeout: 20_000 });
+      await page.goto(`${origin}/connections`);
+      expect(await stateOf(page, 'short')).toBe('Connected');
+      const again = await callAs(ADA, 'short');
+      expect(again.isError, again.text).not.toBe(true);
+      expect(JSON.parse(again.text)).toMatchObject({ sub: 'ada-at-upstream' });
+
+      const steps = signIn.gateway.logs.filter((line) => line.event === 'connection' && line.server === 'short').map((line) => [line.step, line.reason]);
+      expect(steps).toEqual([['connected', undefined], ['needs-reconnect', 'invalid_grant'], ['connected', undefined]]);
+      const metrics = await (await fetch(`${origin}/metrics`)).text();
+      expect(metrics).toMatch(/switchboard_connection_events_total\{server="short",outcome="refreshed"\} [1-9]/);
+      expect(metrics).toMatch(/switchboard_connection_events_total\{server="short",outcome="needs-reconnect"\} 1/);
+    } finally {
+      await ada.close();
     }
   }, 180_000);
 });

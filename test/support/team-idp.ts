@@ -54,6 +54,8 @@ export interface TeamIdpOptions {
   readonly tenantId?: string;
   /** 'open': the scopes a resource (any URL asked for) offers; default `['mcp']`. */
   readonly resourceScopes?: readonly string[];
+  /** 'open': how long a resource's access tokens live, in seconds; default oidc-provider's. */
+  readonly accessTokenSeconds?: number;
 }
 
 /** One request as received: its parameters (query or form), each the last value given. */
@@ -157,6 +159,7 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
                 audience: resourceIndicator,
                 accessTokenFormat: 'jwt',
                 jwt: { sign: { alg: 'RS256' } },
+                ...(options.accessTokenSeconds !== undefined && { accessTokenTTL: options.accessTokenSeconds }),
               }),
             }
           : { enabled: false },
@@ -167,7 +170,8 @@ export async function startTeamIdp(options: TeamIdpOptions): Promise<TeamIdp> {
       return account === undefined ? undefined : { email: account.email, name: account.name, groups: [...account.groups] };
     },
     // Set rather than left to oidc-provider's defaults, which log a notice each time they are used.
-    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, RefreshToken: 86_400, Interaction: 600, Session: 86_400, Grant: 86_400 },
+    // A resource's own lifetime (accessTokenSeconds) wins over the default; a number here would not let it.
+    ttl: { AccessToken: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? 600, AuthorizationCode: 60, IdToken: 600, RefreshToken: 86_400, Interaction: 600, Session: 86_400, Grant: 86_400 },
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token'),
   });
 
