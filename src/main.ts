@@ -38,9 +38,11 @@ export interface GatewayDeps {
   readonly traceExportDelayMs?: number;
   /** Transports for some stdio upstreams, in place of their children: tests' in-memory servers. */
   readonly upstreamTransports?: SuppliedTransports;
+  /** How long connect links of credentials.connection live (10 minutes); tests make it short. */
+  readonly connectLinkSeconds?: number;
 }
 
-export async function runGateway(config: Config, { logger, jwksCooldownMs, reload, traceExportDelayMs, upstreamTransports }: GatewayDeps): Promise<RunningGateway> {
+export async function runGateway(config: Config, { logger, jwksCooldownMs, reload, traceExportDelayMs, upstreamTransports, connectLinkSeconds }: GatewayDeps): Promise<RunningGateway> {
   const startedAt = new Date();
   // Before anything starts: a lock file that cannot be read stops the gateway (ConfigError), rather
   // than one that enforces nothing.
@@ -49,7 +51,7 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
   // Before any upstream starts: its first connection error may quote one of these. Released when
   // the gateway closes, not when it fails to start: the line that says why may quote them too.
   const secrets = configuredSecrets(config);
-  const core = buildGatewayCore(config, live, { logger, pins, upstreamTransports });
+  const core = buildGatewayCore(config, live, { logger, pins, upstreamTransports, connectLinkSeconds });
   await core.sessions.ready();
 
   const state: DrainState = { draining: false, closing: undefined };

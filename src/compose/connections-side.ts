@@ -28,8 +28,8 @@ const ASKED_SECONDS = 600;
 /** Kept a month: a server nobody has listed for that long shows nothing to those who cannot list it. */
 const LAST_LISTS_SECONDS = 30 * 24 * 3600;
 
-/** `onEvent`: what happens to people's connections (the audit trail, the metrics). */
-export function connectionsSide(config: Config, onEvent?: (event: ConnectionEvent) => void): ConnectionsSide {
+/** `onEvent`: what happens to people's connections (the audit trail, the metrics); `linkSeconds`: connect links' life (tests). */
+export function connectionsSide(config: Config, onEvent?: (event: ConnectionEvent) => void, { linkSeconds }: { readonly linkSeconds?: number | undefined } = {}): ConnectionsSide {
   let opened: KeyValueStore | undefined;
   const open = (): KeyValueStore => {
     if (opened === undefined) {
@@ -54,7 +54,7 @@ export function connectionsSide(config: Config, onEvent?: (event: ConnectionEven
   // Connections are credentials: sealed with sessions.credentialKey (the config requires it with
   // Redis, so every replica opens them), else a key of this process (memory: nothing outlives it).
   const sealer = new TokenSealer(config.sessions.credentialKey ?? randomBytes(32).toString('base64url'), 'upstream-connections');
-  const connectors = new Connectors({ store, sealer, publicOrigin: new URL(config.server.publicUrl).origin, ...(onEvent && { onEvent }) });
+  const connectors = new Connectors({ store, sealer, publicOrigin: new URL(config.server.publicUrl).origin, ...(onEvent && { onEvent }), ...(linkSeconds !== undefined && { linkSeconds }) });
   const lastLists: ListsShelf = {
     load: async (server) => {
       const text = await store.get(`last-lists:${server}`);

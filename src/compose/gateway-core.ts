@@ -61,9 +61,11 @@ export interface GatewayCoreDeps {
   readonly pins: LockFile | undefined;
   /** Transports for some stdio upstreams, in place of their children: tests' in-memory servers. */
   readonly upstreamTransports: SuppliedTransports | undefined;
+  /** How long connect links live (credentials.connection); tests make it short. */
+  readonly connectLinkSeconds?: number | undefined;
 }
 
-export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, pins, upstreamTransports }: GatewayCoreDeps): GatewayCore {
+export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, pins, upstreamTransports, connectLinkSeconds }: GatewayCoreDeps): GatewayCore {
   const sessions = openSessions(config, logger);
   const { store, events, bus } = sessions;
   // An upstream's 401s are counted (switchboard_upstream_auth_challenges_total); none comes before
@@ -77,7 +79,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   const connections = connectionsSide(config, (event) => {
     auditConnection(event);
     metrics.countConnectionEvent(event.server, event.event);
-  });
+  }, { linkSeconds: connectLinkSeconds });
   const credentials = new CredentialSources({
     logger,
     tokenExchange: (name, exchange) => tokenExchangeSource(name, exchange, tokenCache.get(), { logger }),

@@ -13,6 +13,8 @@ export interface ConnectorsOptions {
   readonly publicOrigin: string;
   /** Each connection's events, for the audit trail and the metrics. */
   readonly onEvent?: (event: ConnectionEvent) => void;
+  /** How long connect links live (default the connector's 10 minutes); tests make it short. */
+  readonly linkSeconds?: number;
 }
 
 export class Connectors {
@@ -30,6 +32,7 @@ export class Connectors {
       store: this.options.store,
       sealer: this.options.sealer,
       publicOrigin: this.options.publicOrigin,
+      ...(this.options.linkSeconds !== undefined && { linkSeconds: this.options.linkSeconds }),
       timeoutMs: config.timeoutMs,
       ...(this.options.onEvent && { onEvent: this.options.onEvent }),
       ...(config.scopes !== undefined && { scopes: config.scopes }),

@@ -19,6 +19,10 @@ export interface ConnectionRecord {
   readonly refreshToken?: string;
   /** Epoch ms; absent: the server gave no lifetime. */
   readonly expiresAt?: number;
+  /** Epoch ms from which a call refreshes first: a minute before expiry, or a third of a short life. */
+  readonly refreshAt?: number;
+  /** Epoch ms after which the record is forgotten (the store's TTL): see RECORD_MAX_SECONDS. */
+  readonly keptUntil?: number;
   readonly scope?: string;
   readonly connectedAt: number;
   /** invalid_grant on refresh: the person must connect again. */
@@ -87,6 +91,8 @@ export interface UpstreamConnectorOptions {
   readonly now?: () => number;
   /** Each connect, refresh, refresh failure, reconnect needed and disconnect; must not throw. */
   readonly onEvent?: (event: ConnectionEvent) => void;
+  /** How long a connect link and a pending authorization live; default 600 s (tests make it short). */
+  readonly linkSeconds?: number;
 }
 
 export const CONNECT_PATH = '/connections/connect';
@@ -95,6 +101,13 @@ export const CLIENT_METADATA_PATH = '/connections/client-metadata.json';
 const LINK_SECONDS = 600;
 /** Refresh this long before expiry, so a call never carries a token about to lapse. */
 const REFRESH_AHEAD_MS = 60_000;
+/**
+ * The most a connection is kept without being refreshed: the refresh token's own life when the
+ * provider says it (`refresh_expires_in`), else 90 days; without a refresh token, the access
+ * token's life. A refresh keeps it again from then on; a connection needing reconnection is kept
+ * as long, so the person is told rather than asked as if never connected.
+ */
+export const RECORD_MAX_SECONDS = 90 * 24 * 3600;
 const REFRESH_LOCK_SECONDS = 15;
 /** A connection's last use is written at most this often per person and replica, never per call. */
 const USE_NOTE_MS = 60_000;
@@ -127,7 +140,7 @@ export class UpstreamConnector {
     const id = randomBytes(24).toString('base64url');
     const elicitationId = randomUUID();
     const key = `link:${id}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server, elicitationId }), key), LINK_SECONDS);
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server, elicitationId }), key), this.#linkSeconds);
     return { url: `${this.#options.publicOrigin}${CONNECT_PATH}/${id}`, elicitationId };
   }
 
@@ -142,7 +155,7 @@ export class UpstreamConnector {
     const state = oidc.randomState();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const key = `state:${state}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier, elicitationId: link.elicitationId }), key), LINK_SECONDS);
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier, elicitationId: link.elicitationId }), key), this.#linkSeconds);
     const scopes = this.#options.scopes ?? authorization.scopesSupported;
     return oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.#redirectUri,
@@ -172,17 +185,21 @@ export class UpstreamConnector {
 
   /** The person's access token for the upstream, refreshed first when it is about to expire. */
   async accessToken(sub: string): Promise<string> {
+    return (await this.credential(sub)).accessToken;
+  }
+
+  /**
+   * The access token and until when it may be reused without asking again (epoch ms): the time
+   * this connection refreshes it, so a short-lived token is never reused past its life.
+   */
+  async credential(sub: string): Promise<{ readonly accessToken: string; readonly reuseUntil: number | undefined }> {
     const record = await this.#load(sub);
     if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
     if (record.needsReconnect) throw new ConnectionNeededError(this.server, 'needs-reconnect');
-    if (record.expiresAt === undefined || record.expiresAt - REFRESH_AHEAD_MS > this.#now()) {
-      this.#noteUse(sub);
-      return record.accessToken;
-    }
-    if (record.refreshToken === undefined) throw new ConnectionNeededError(this.server, 'needs-reconnect');
-    const refreshed = await this.#refresh(sub);
+    const usable = fresh(record, this.#now()) ? record : record.refreshToken === undefined ? undefined : await this.#refresh(sub);
+    if (usable === undefined) throw new ConnectionNeededError(this.server, 'needs-reconnect');
     this.#noteUse(sub);
-    return refreshed.accessToken;
+    return { accessToken: usable.accessToken, reuseUntil: refreshTime(usable) };
   }
 
   /** What the person's Connections page shows: state, scopes, when connected and last used; no token. */
@@ -244,11 +261,15 @@ export class UpstreamConnector {
       if (authorization.server.revocation_endpoint === undefined) return;
       revoked = true;
       for (const token of [record.refreshToken, record.accessToken]) {
-        if (token !== undefined) await oidc.tokenRevocation(configuration, token).catch(() => {});
+        if (token !== undefined && token !== '') await oidc.tokenRevocation(configuration, token).catch(() => {});
       }
     } finally {
       this.#emit({ server: this.server, sub, event: 'disconnected', revoked });
     }
+  }
+
+  get #linkSeconds(): number {
+    return this.#options.linkSeconds ?? LINK_SECONDS;
   }
 
   get #redirectUri(): string {
@@ -276,21 +297,28 @@ export class UpstreamConnector {
       // Another replica refreshes: its result is the record, once written.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const record = await this.#load(sub);
-      if (record !== undefined && (record.needsReconnect || (record.expiresAt ?? Infinity) - REFRESH_AHEAD_MS > this.#now())) return this.#usable(record);
+      if (record !== undefined && (record.needsReconnect || fresh(record, this.#now()))) return this.#usable(record);
       if (this.#now() > deadline) throw new UpstreamAuthorizationError(`refreshing the connection to ${this.server} took too long`);
     }
     try {
       const record = await this.#load(sub);
       if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
       // Refreshed by another replica between our read and the lock.
-      if (record.needsReconnect || (record.expiresAt ?? Infinity) - REFRESH_AHEAD_MS > this.#now()) return this.#usable(record);
+      if (record.needsReconnect || fresh(record, this.#now())) return this.#usable(record);
       const { authorization, configuration } = await this.#prepare();
       let tokens;
       try {
         tokens = await oidc.refreshTokenGrant(configuration, record.refreshToken ?? '', { resource: authorization.resource });
       } catch (error) {
         if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
-          await this.#save(sub, { ...record, needsReconnect: true });
+          // The tokens are dead: only the fact is kept, so the person is told to reconnect.
+          await this.#save(sub, {
+            accessToken: '',
+            connectedAt: record.connectedAt,
+            ...(record.scope !== undefined && { scope: record.scope }),
+            needsReconnect: true,
+            keptUntil: this.#now() + RECORD_MAX_SECONDS * 1000,
+          });
           this.#counted = undefined;
           this.#emit({ server: this.server, sub, event: 'needs-reconnect', reason: 'invalid_grant' });
           throw new ConnectionNeededError(this.server, 'needs-reconnect');
@@ -369,7 +397,7 @@ export class UpstreamConnector {
     // Bounded: a replica serving very many people forgets when it wrote, and writes once more.
     if (this.#usedNoted.size >= 10_000) this.#usedNoted.clear();
     this.#usedNoted.set(sub, now);
-    this.#options.store.set(this.#usedKey(sub), String(now)).catch(() => this.#usedNoted.delete(sub));
+    this.#options.store.set(this.#usedKey(sub), String(now), RECORD_MAX_SECONDS).catch(() => this.#usedNoted.delete(sub));
   }
 
   #emit(event: ConnectionEvent): void {
@@ -392,7 +420,8 @@ export class UpstreamConnector {
 
   async #save(sub: string, record: ConnectionRecord): Promise<void> {
     const key = this.#recordKey(sub);
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify(record), key));
+    const ttl = Math.max(1, Math.ceil(((record.keptUntil ?? this.#now() + RECORD_MAX_SECONDS * 1000) - this.#now()) / 1000));
+    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify(record), key), ttl);
   }
 
   async #openSealed<T>(key: string, take: boolean): Promise<T | undefined> {
@@ -402,12 +431,26 @@ export class UpstreamConnector {
   }
 }
 
+/** Usable as it is: no expiry known, or not yet at the time to refresh. */
+function fresh(record: ConnectionRecord, now: number): boolean {
+  return (refreshTime(record) ?? Infinity) > now;
+}
+
+function refreshTime(record: ConnectionRecord): number | undefined {
+  return record.expiresAt === undefined ? undefined : (record.refreshAt ?? record.expiresAt - REFRESH_AHEAD_MS);
+}
+
 function recordOf(tokens: oidc.TokenEndpointResponse, now: number, before?: ConnectionRecord): ConnectionRecord {
   const refreshToken = tokens.refresh_token ?? before?.refreshToken;
+  const lifeMs = typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : undefined;
+  // Keycloak and others say how long the refresh token lives; the standard response does not.
+  const refreshLifeSeconds = typeof tokens.refresh_expires_in === 'number' && tokens.refresh_expires_in > 0 ? tokens.refresh_expires_in : undefined;
+  const keptSeconds = refreshToken !== undefined ? Math.min(refreshLifeSeconds ?? RECORD_MAX_SECONDS, RECORD_MAX_SECONDS) : lifeMs !== undefined ? Math.min(lifeMs / 1000, RECORD_MAX_SECONDS) : RECORD_MAX_SECONDS;
   return {
     accessToken: tokens.access_token,
     ...(refreshToken !== undefined && { refreshToken }),
-    ...(typeof tokens.expires_in === 'number' && { expiresAt: now + tokens.expires_in * 1000 }),
+    ...(lifeMs !== undefined && { expiresAt: now + lifeMs, refreshAt: now + lifeMs - Math.min(REFRESH_AHEAD_MS, lifeMs / 3) }),
+    keptUntil: now + keptSeconds * 1000,
     ...((tokens.scope ?? before?.scope) !== undefined && { scope: tokens.scope ?? before?.scope }),
     connectedAt: before?.connectedAt ?? now,
   };

@@ -7,7 +7,7 @@ import { ConnectionNeededError } from '../connections/upstream-connector.js';
 import { ConnectionRequiredError } from './errors.js';
 import type { CredentialSource } from './types.js';
 
-/** A token is used until this long before the connection's own refresh would replace it. */
+/** A token is reused at most this long, and never past the time its connection refreshes it. */
 const REUSE_MS = 30_000;
 
 export function connectionSource(connector: UpstreamConnector): CredentialSource {
@@ -15,14 +15,15 @@ export function connectionSource(connector: UpstreamConnector): CredentialSource
     mode: 'connection',
     async resolve(principal) {
       let token: string;
+      let reuseUntil: number | undefined;
       try {
-        token = await connector.accessToken(principal.sub);
+        ({ accessToken: token, reuseUntil } = await connector.credential(principal.sub));
       } catch (error) {
         if (!(error instanceof ConnectionNeededError)) throw error;
         const link = await connector.connectLink(principal.sub);
         throw new ConnectionRequiredError(connector.server, error.reason, link.url, link.elicitationId);
       }
-      return { headers: { Authorization: `Bearer ${token}` }, env: {}, expiresAt: Date.now() + REUSE_MS };
+      return { headers: { Authorization: `Bearer ${token}` }, env: {}, expiresAt: Math.min(Date.now() + REUSE_MS, reuseUntil ?? Infinity) };
     },
   };
 }

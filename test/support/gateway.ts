@@ -35,6 +35,8 @@ export interface TestGatewayOptions {
   readonly traceExportDelayMs?: number;
   /** Transports for some stdio upstreams, in place of their children (in-memory-upstream.ts). */
   readonly upstreamTransports?: SuppliedTransports;
+  /** How long connect links (credentials.connection) live, in seconds: short to test their expiry. */
+  readonly connectLinkSeconds?: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function startGateway(config: ConfigInput, options: TestGatewayOpti
     ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
     ...(options.traceExportDelayMs !== undefined && { traceExportDelayMs: options.traceExportDelayMs }),
     ...(options.upstreamTransports && { upstreamTransports: options.upstreamTransports }),
+    ...(options.connectLinkSeconds !== undefined && { connectLinkSeconds: options.connectLinkSeconds }),
     ...(configFile !== undefined && {
       reload: { file: configFile, load: () => loadConfig(configFile, {}), ...(options.watchConfig === false && { watch: false }) },
     }),

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { launchBrowser } from './browser.js';
 import { freePort } from './free-port.js';
-import { startGateway, type TestGateway } from './gateway.js';
+import { startGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
 import { startLoopbackCallback, type LoopbackCallback } from './loopback-callback.js';
 import { TestOAuthClientProvider } from './oauth-client-provider.js';
 import { connectWithSignIn, type SignedInClient, type SignInClientOptions } from './sdk-sign-in.js';
@@ -69,7 +69,7 @@ export interface SignInTeam {
   readonly idp: TeamIdp;
   readonly browser: Browser;
   /** A gateway in sign-in mode with the `everything` upstream (unless `rest` says otherwise); claims.sub is Entra's `oid`. */
-  startGateway(signIn?: Partial<SignInInput>, rest?: GatewayRest): Promise<SignInGateway>;
+  startGateway(signIn?: Partial<SignInInput>, rest?: GatewayRest, options?: TestGatewayOptions): Promise<SignInGateway>;
   clientApp(clientName?: string): Promise<ClientApp>;
   /** An SDK client of `app` connecting to `gateway`, the person signing in in the browser; what the browser saw comes back too. */
   signInWithSdk(gateway: TestGateway, app: ClientApp, options: SdkSignInOptions): Promise<{ client: SignedInClient; visit: PersonVisit }>;
@@ -91,7 +91,7 @@ export async function startSignInTeam(): Promise<SignInTeam> {
   return {
     idp,
     browser,
-    async startGateway(signIn = {}, rest = {}) {
+    async startGateway(signIn = {}, rest = {}, options = {}) {
       const port = await freePort();
       const idpClientId = `switchboard-${port}`;
       idp.addClient({ client_id: idpClientId, client_secret: IDP_SECRET, redirect_uris: [`http://127.0.0.1:${port}/oauth/callback`] });
@@ -110,7 +110,7 @@ export async function startSignInTeam(): Promise<SignInTeam> {
             ...signIn,
           },
         },
-      });
+      }, options);
       gateways.push(gateway);
       return { gateway, idpClientId };
     },
