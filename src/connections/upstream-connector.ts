@@ -171,9 +171,15 @@ export class UpstreamConnector {
   /** The upstream's authorization server sent the browser back. Returns the connect request's id. */
   async complete(callback: URL, browserSub: string): Promise<{ readonly elicitationId: string }> {
     const state = callback.searchParams.get('state') ?? '';
-    const pending = await this.#openSealed<{ sub: string; server: string; codeVerifier: string; elicitationId: string }>(`state:${state}`, true);
-    if (pending === undefined || pending.server !== this.server) throw new ConnectRefusedError('this connection attempt has expired or was already completed; ask for the tool again');
-    if (pending.sub !== browserSub) throw new ConnectRefusedError('this connection was started by someone else: it is not completed for you');
+    type Pending = { sub: string; server: string; codeVerifier: string; elicitationId: string };
+    const expired = 'this connection attempt has expired or was already completed; ask for the tool again';
+    // Read, checked, then taken (as a link): another person's browser brought here with this
+    // callback cannot use up the attempt of the person who started it.
+    const seen = await this.#openSealed<Pending>(`state:${state}`, false);
+    if (seen === undefined || seen.server !== this.server) throw new ConnectRefusedError(expired);
+    if (seen.sub !== browserSub) throw new ConnectRefusedError('this connection was started by someone else: it is not completed for you');
+    const pending = await this.#openSealed<Pending>(`state:${state}`, true);
+    if (pending === undefined) throw new ConnectRefusedError(expired);
     const { authorization, configuration } = await this.#prepare();
     const tokens = await oidc.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: pending.codeVerifier, expectedState: state }, { resource: authorization.resource });
     await this.#save(pending.sub, recordOf(tokens, this.#now()));

@@ -6,6 +6,7 @@
 // gateway's authorization server and a sealed session cookie) as the person the link was made for.
 import type { Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
+import { UpstreamAuthorizationError } from '../../connections/authorization-discovery.js';
 import { ConnectRefusedError, CONNECT_CALLBACK_PATH, CONNECT_PATH, CLIENT_METADATA_PATH, type UpstreamConnector } from '../../connections/upstream-connector.js';
 import type { AppEnv } from '../app-env.js';
 import { browserSignIn, type BrowserSignInNames, type BrowserSignInOptions } from '../admin/browser-sign-in.js';
@@ -94,6 +95,9 @@ export function registerConnectionRoutes(app: Hono<AppEnv>, options: ConnectionR
       return c.redirect(await connector.begin(id, sub), 303);
     } catch (error) {
       if (error instanceof ConnectRefusedError) return page(c, 403, connectRefusedPage(`${error.message}.`));
+      // The upstream's authorization server cannot be used (unreadable, or naming its endpoints on
+      // another host): said plainly, nothing is sent there.
+      if (error instanceof UpstreamAuthorizationError) return page(c, 502, connectRefusedPage(`${server} cannot be connected now: ${error.message}. Tell the gateway's operator.`));
       throw error;
     }
   });
@@ -158,6 +162,6 @@ async function checkedForm(
   return { sub, server, connector };
 }
 
-function page(c: Context<AppEnv>, status: 200 | 400 | 403, rendered: { html: string; csp: string }): Response {
+function page(c: Context<AppEnv>, status: 200 | 400 | 403 | 502, rendered: { html: string; csp: string }): Response {
   return c.html(rendered.html, status, { 'cache-control': 'no-store', 'content-security-policy': rendered.csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
 }
