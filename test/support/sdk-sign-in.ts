@@ -26,6 +26,8 @@ export interface SignInClientOptions {
   /** v2 only: what the client declares (e.g. URL elicitation), and its handlers, set before it connects. */
   readonly capabilities?: ClientCapabilities;
   readonly prepare?: (client: ClientV2) => void;
+  /** v2 only: the client's fetch, e.g. one that reaches one replica behind the public address. */
+  readonly fetch?: typeof fetch;
 }
 
 export interface SignedInClient {
@@ -69,10 +71,10 @@ interface Connection {
   finishAuth(params: URLSearchParams): Promise<void>;
 }
 
-function connection({ generation, url, provider, revision, capabilities, prepare }: SignInClientOptions): Connection {
+function connection({ generation, url, provider, revision, capabilities, prepare, fetch }: SignInClientOptions): Connection {
   if (revision !== undefined && generation !== 'v2') throw new Error(`connectWithSignIn: only the v2 client speaks ${revision}`);
   if (generation === 'v2') {
-    const transport = new HttpTransportV2(new URL(url), { authProvider: provider });
+    const transport = new HttpTransportV2(new URL(url), { authProvider: provider, ...(fetch !== undefined && { fetch }) });
     const client = new ClientV2(CLIENT_INFO, {
       ...(revision !== undefined && { versionNegotiation: { mode: { pin: revision } } }),
       ...(capabilities !== undefined && { capabilities }),

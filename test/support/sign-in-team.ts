@@ -63,6 +63,7 @@ export interface SdkSignInOptions {
   /** v2 only: what the client declares, and its handlers (sdk-sign-in.ts). */
   readonly capabilities?: SignInClientOptions['capabilities'];
   readonly prepare?: SignInClientOptions['prepare'];
+  readonly fetch?: SignInClientOptions['fetch'];
 }
 
 export interface SignInTeam {
@@ -127,6 +128,7 @@ export async function startSignInTeam(): Promise<SignInTeam> {
         ...(options.revision !== undefined && { revision: options.revision }),
         ...(options.capabilities !== undefined && { capabilities: options.capabilities }),
         ...(options.prepare !== undefined && { prepare: options.prepare }),
+        ...(options.fetch !== undefined && { fetch: options.fetch }),
         url: gateway.url,
         provider: app.provider,
         callback: app.callback,
