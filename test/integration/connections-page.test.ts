@@ -4,8 +4,9 @@
 // when connected, last used), and disconnects it: the tokens are revoked at the provider, and her
 // next call is asked to connect again. Bob's page never shows or touches Ada's connection, and a
 // forged disconnect (another origin, a token made for someone else, none) changes nothing. A second
-// server's provider issues 10 s tokens (every call refreshes) and then forgets every grant: Ada's
+// server's provider issues 10 s tokens (refreshed once two thirds of their life is gone) and then forgets every grant: Ada's
 // page says she must reconnect, and Reconnect brings her back.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
@@ -205,13 +206,15 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
       await signInAtTeamIdp(page, credentialsOf(ADA_UPSTREAM));
       await page.getByRole('heading', { name: 'Your account on short is connected' }).waitFor({ timeout: 20_000 });
 
-      // 10 s tokens: each call refreshes first, unnoticed.
+      // 10 s tokens: due for refresh after two thirds of their life, then a call refreshes first, unnoticed.
+      await sleep(7_500);
       const refreshed = await callAs(ADA, 'short');
       expect(refreshed.isError, refreshed.text).not.toBe(true);
       expect(shortIdp.received.tokenRequests.filter((request) => request.grant_type === 'refresh_token')).not.toHaveLength(0);
 
       // The provider forgets every grant: the next refresh is refused, and Ada is asked again.
       shortIdp.revokeAllGrants();
+      await sleep(7_500);
       const asked = await callAs(ADA, 'short');
       expect(asked.isError).toBe(true);
       expect(asked.text).toMatch(/\/connections\/connect\//);
