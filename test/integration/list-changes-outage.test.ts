@@ -62,7 +62,7 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change wh
     // Both replicas have the new list before Redis is back: the change happened during the outage.
     for (const replica of replicas) {
       const client = await connectModern(replica.url);
-      await expect.poll(async () => (await client.listTools()).tools.map((tool) => tool.name), { timeout: 5_000, interval: 100 }).toContain('shifting__added_in_outage');
+      await expect.poll(async () => (await client.listTools()).tools.map((tool) => tool.name), { timeout: 15_000, interval: 100 }).toContain('shifting__added_in_outage');
       await client.close();
     }
     expect(Date.now() - killedAt).toBeLessThan(OUTAGE_MS);
@@ -72,8 +72,8 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change wh
     expect(listeners.map(({ heard }) => heard)).toEqual([0, 0]);
 
     await redis.restart();
-    await expect.poll(() => sessions.map((session) => session.received(CHANGED).length), { timeout: 10_000, interval: 100 }).toEqual([1, 1, 1, 1]);
-    await expect.poll(() => listeners.map(({ heard }) => heard), { timeout: 10_000, interval: 100 }).toEqual([1, 1]);
+    await expect.poll(() => sessions.map((session) => session.received(CHANGED).length), { timeout: 20_000, interval: 100 }).toEqual([1, 1, 1, 1]);
+    await expect.poll(() => listeners.map(({ heard }) => heard), { timeout: 20_000, interval: 100 }).toEqual([1, 1]);
     // Once: the other replica, which kept the same change, does not announce it again.
     await sleep(2_000);
     expect(sessions.map((session) => session.received(CHANGED).length)).toEqual([1, 1, 1, 1]);
