@@ -9,6 +9,7 @@
 import { request } from 'undici';
 import { describeEndpoint } from '../credentials/token-exchange.js';
 import { KeysUnavailableError, TokenRejectedError } from './token-verifier.js';
+import { closedUnderUs, errorCodeOf, readBounded } from '../support/bounded-answer.js';
 
 /** An answer is a few hundred bytes; more is not an introspection endpoint, and is not read into memory. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -47,7 +48,7 @@ export function introspectionClient({ endpoint, clientId, clientSecret, timeoutM
       try {
         const { statusCode, body: stream } = await request(endpoint, { method: 'POST', headers, body, signal });
         if (statusCode === 200 || statusCode === 400) {
-          answer = { statusCode, text: await readBounded(stream, unavailable) };
+          answer = { statusCode, text: await readBounded(stream, MAX_ANSWER_BYTES, () => unavailable(`answered with more than ${MAX_ANSWER_BYTES / 1024} KB, which is not an introspection answer`)) };
         } else {
           // Read and dropped (up to undici's small limit) rather than destroyed, which would
           // surface as an error nobody awaits.
@@ -60,7 +61,7 @@ export function introspectionClient({ endpoint, clientId, clientSecret, timeoutM
         // A kept-alive connection the server closed as we reused it fails before any answer;
         // introspection changes nothing at the provider, so it is sent once more.
         if (attempt === 1 && closedUnderUs(error)) continue;
-        throw unavailable(`cannot be reached (${codeOf(error) ?? 'network error'})`, error);
+        throw unavailable(`cannot be reached (${errorCodeOf(error) ?? 'network error'})`, error);
       }
       const { statusCode, text } = answer;
       if (statusCode === 401 || statusCode === 403) throw unavailable(`refuses the gateway's client credentials (${statusCode}): check auth.introspection.clientId and clientSecret`);
@@ -97,33 +98,6 @@ function parseAnswer(text: string, unavailable: (reason: string) => Error): Intr
     throw unavailable('answered without a boolean "active" (RFC 7662 section 2.2)');
   }
   return parsed as IntrospectionAnswer;
-}
-
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, unavailable: (reason: string) => Error): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw unavailable(`answered with more than ${MAX_ANSWER_BYTES / 1024} KB, which is not an introspection answer`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The connection went away before an answer: what a stale keep-alive connection looks like. */
-function closedUnderUs(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
-}
-
-function codeOf(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const code = (error as Error & { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  return error.cause === undefined ? undefined : codeOf(error.cause);
 }
 
 function formUrlEncode(value: string): string {

@@ -9,10 +9,7 @@ import type { ServerLists } from '../gateway/catalogue/catalog-view.js';
 import type { AskedSessions } from '../gateway/gateway-types.js';
 import type { ListsShelf } from '../gateway/isolation/unlisted-servers.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
-import type { KeyValueStore } from '../session/key-value.js';
-import { MemoryKeyValueStore } from '../session/memory-key-value.js';
-import { RedisKeyValueStore } from '../session/redis-key-value.js';
-import { redisTargetOf } from '../session/redis-target.js';
+import { createKeyValueStore } from '../session/create-key-value.js';
 
 export interface ConnectionsSide {
   readonly connectors: Connectors;
@@ -30,27 +27,7 @@ const LAST_LISTS_SECONDS = 30 * 24 * 3600;
 
 /** `onEvent`: what happens to people's connections (the audit trail, the metrics); `linkSeconds`: connect links' life (tests). */
 export function connectionsSide(config: Config, onEvent?: (event: ConnectionEvent) => void, { linkSeconds }: { readonly linkSeconds?: number | undefined } = {}): ConnectionsSide {
-  let opened: KeyValueStore | undefined;
-  const open = (): KeyValueStore => {
-    if (opened === undefined) {
-      const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
-      opened = redis ? new RedisKeyValueStore({ redis, keyPrefix: `${config.sessions.keyPrefix}connections:` }) : new MemoryKeyValueStore();
-    }
-    return opened;
-  };
-  const store: KeyValueStore = {
-    get kind() {
-      return config.sessions.store;
-    },
-    get: (key) => open().get(key),
-    set: (key, value, ttl) => open().set(key, value, ttl),
-    setIfAbsent: (key, value, ttl) => open().setIfAbsent(key, value, ttl),
-    take: (key) => open().take(key),
-    delete: (...keys) => open().delete(...keys),
-    addMember: (set, member, ttl) => open().addMember(set, member, ttl),
-    members: (set) => open().members(set),
-    close: async () => opened?.close(),
-  };
+  const store = createKeyValueStore(config.sessions, 'connections', { lazy: true });
   // Connections are credentials: sealed with sessions.credentialKey (the config requires it with
   // Redis, so every replica opens them), else a key of this process (memory: nothing outlives it).
   const sealer = new TokenSealer(config.sessions.credentialKey ?? randomBytes(32).toString('base64url'), 'upstream-connections');

@@ -3,14 +3,12 @@
 // and the MCP endpoints it issues tokens for. Built before the HTTP side, whose token check uses
 // its keys.
 import type { Config } from '../config/schema.js';
+import { createKeyValueStore } from '../session/create-key-value.js';
 import { tokenScopes } from '../config/token-scopes.js';
 import { createRegistrationLimiter } from '../limits/create-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { auditSignIn } from '../observe/audit.js';
 import type { Logger } from '../observe/logger.js';
-import { MemoryKeyValueStore } from '../session/memory-key-value.js';
-import { RedisKeyValueStore } from '../session/redis-key-value.js';
-import { redisTargetOf } from '../session/redis-target.js';
 import { errorPage } from '../http/sign-in/pages.js';
 import type { BuiltInClient, ResourceEndpoint } from '../signin/authorization-server.js';
 import type { SignIn } from '../signin/sign-in.js';
@@ -34,8 +32,7 @@ export interface SignInSide {
 export async function startSignIn(config: Config, logger: Logger): Promise<SignInSide | undefined> {
   const signInConfig = config.auth?.signIn;
   if (config.auth === undefined || signInConfig === undefined) return undefined;
-  const redis = config.sessions.store === 'redis' ? redisTargetOf(config.sessions) : undefined;
-  const store = redis ? new RedisKeyValueStore({ redis, keyPrefix: `${config.sessions.keyPrefix}signin:` }) : new MemoryKeyValueStore();
+  const store = createKeyValueStore(config.sessions, 'signin');
   const registrations = createRegistrationLimiter(config, signInConfig.registration.perMinutePerAddress, logger);
   let signIn: SignIn;
   let statusPage: StatusPageClient | undefined;

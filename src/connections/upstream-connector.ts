@@ -7,27 +7,15 @@
 // The connect link a person is given is single-use, short-lived and bound to them: `begin` takes it
 // only for the same person signed in in the browser, and `complete` hands the tokens only to the
 // person whose `state` it is.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { TokenSealer } from '../credentials/token-sealing.js';
 import type { KeyValueStore } from '../session/key-value.js';
 import { discoverUpstreamAuthorization, UpstreamAuthorizationError, type UpstreamAuthorization } from './authorization-discovery.js';
 import { upstreamClient, type UpstreamClient } from './client-registration.js';
+import { ConnectionRecords, digest, fresh, RECORD_MAX_SECONDS, recordOf, refreshTime, type ConnectionCounts, type ConnectionRecord } from './connection-records.js';
 
-export interface ConnectionRecord {
-  readonly accessToken: string;
-  readonly refreshToken?: string;
-  /** Epoch ms; absent: the server gave no lifetime. */
-  readonly expiresAt?: number;
-  /** Epoch ms from which a call refreshes first: a minute before expiry, or a third of a short life. */
-  readonly refreshAt?: number;
-  /** Epoch ms after which the record is forgotten (the store's TTL): see RECORD_MAX_SECONDS. */
-  readonly keptUntil?: number;
-  readonly scope?: string;
-  readonly connectedAt: number;
-  /** invalid_grant on refresh: the person must connect again. */
-  readonly needsReconnect?: true;
-}
+export { RECORD_MAX_SECONDS, type ConnectionCounts, type ConnectionRecord } from './connection-records.js';
 
 /** What the person's Connections page shows of a connection: never a token. */
 export interface ConnectionSummary {
@@ -48,14 +36,6 @@ export interface ConnectionEvent {
   readonly reason?: string;
   /** Disconnected: whether the provider was asked to revoke the tokens (it offers revocation). */
   readonly revoked?: boolean;
-}
-
-/** The number of people with a connection to one server, by state. */
-export interface ConnectionCounts {
-  readonly connected: number;
-  readonly needsReconnect: number;
-  /** The index held more people than were read (COUNT_LIMIT): the counts are a floor. */
-  readonly partial: boolean;
 }
 
 /** The person has no usable connection to the server: they must open a connect link. */
@@ -99,37 +79,25 @@ export const CONNECT_PATH = '/connections/connect';
 export const CONNECT_CALLBACK_PATH = '/connections/callback';
 export const CLIENT_METADATA_PATH = '/connections/client-metadata.json';
 const LINK_SECONDS = 600;
-/** Refresh this long before expiry, so a call never carries a token about to lapse. */
-const REFRESH_AHEAD_MS = 60_000;
 /**
  * The most a connection is kept without being refreshed: the refresh token's own life when the
  * provider says it (`refresh_expires_in`), else 90 days; without a refresh token, the access
  * token's life. A refresh keeps it again from then on; a connection needing reconnection is kept
  * as long, so the person is told rather than asked as if never connected.
  */
-export const RECORD_MAX_SECONDS = 90 * 24 * 3600;
 const REFRESH_LOCK_SECONDS = 15;
-/** A connection's last use is written at most this often per person and replica, never per call. */
-const USE_NOTE_MS = 60_000;
-/** The people index of a server lives this long past its last connect (then counts restart from the next). */
-const INDEX_SECONDS = 400 * 24 * 3600;
-/** Counting reads at most this many records; a bigger index is reported as a floor. */
-const COUNT_LIMIT = 2_000;
-/** A count younger than this is reused: the status page refreshes every few seconds. */
-const COUNT_CACHE_MS = 30_000;
 
 export class UpstreamConnector {
   readonly server: string;
   readonly #options: UpstreamConnectorOptions;
   #prepared: Promise<{ authorization: UpstreamAuthorization; client: UpstreamClient; configuration: oidc.Configuration }> | undefined;
   readonly #refreshing = new Map<string, Promise<ConnectionRecord>>();
-  /** When this replica last wrote each person's last use. */
-  readonly #usedNoted = new Map<string, number>();
-  #counted: { readonly at: number; readonly counts: Promise<ConnectionCounts> } | undefined;
+  readonly #records: ConnectionRecords;
 
   constructor(options: UpstreamConnectorOptions) {
     this.#options = options;
     this.server = options.server;
+    this.#records = new ConnectionRecords(options.server, options.store, options.sealer, () => this.#now());
   }
 
   /**
@@ -139,23 +107,21 @@ export class UpstreamConnector {
   async connectLink(sub: string): Promise<{ readonly url: string; readonly elicitationId: string }> {
     const id = randomBytes(24).toString('base64url');
     const elicitationId = randomUUID();
-    const key = `link:${id}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub, server: this.server, elicitationId }), key), this.#linkSeconds);
+    await this.#records.sealAndSet(`link:${id}`, { sub, server: this.server, elicitationId }, this.#linkSeconds);
     return { url: `${this.#options.publicOrigin}${CONNECT_PATH}/${id}`, elicitationId };
   }
 
   /** The browser opened a link: where to send it at the upstream's authorization server. */
   async begin(linkId: string, browserSub: string): Promise<string> {
     // Read, checked, then taken: someone else opening the link cannot use it up.
-    const link = await this.#openSealed<{ sub: string; server: string; elicitationId: string }>(`link:${linkId}`, false);
+    const link = await this.#records.openSealed<{ sub: string; server: string; elicitationId: string }>(`link:${linkId}`, false);
     if (link === undefined) throw new ConnectRefusedError('this connect link has expired or was already used; ask for the tool again to get a new one');
     if (link.sub !== browserSub || link.server !== this.server) throw new ConnectRefusedError('this connect link was made for someone else: sign in as the person it was given to');
-    if ((await this.#openSealed(`link:${linkId}`, true)) === undefined) throw new ConnectRefusedError('this connect link was just used; ask for the tool again to get a new one');
+    if ((await this.#records.openSealed(`link:${linkId}`, true)) === undefined) throw new ConnectRefusedError('this connect link was just used; ask for the tool again to get a new one');
     const { authorization, configuration } = await this.#prepare();
     const state = oidc.randomState();
     const codeVerifier = oidc.randomPKCECodeVerifier();
-    const key = `state:${state}`;
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify({ sub: browserSub, server: this.server, codeVerifier, elicitationId: link.elicitationId }), key), this.#linkSeconds);
+    await this.#records.sealAndSet(`state:${state}`, { sub: browserSub, server: this.server, codeVerifier, elicitationId: link.elicitationId }, this.#linkSeconds);
     const scopes = this.#options.scopes ?? authorization.scopesSupported;
     return oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.#redirectUri,
@@ -175,16 +141,14 @@ export class UpstreamConnector {
     const expired = 'this connection attempt has expired or was already completed; ask for the tool again';
     // Read, checked, then taken (as a link): another person's browser brought here with this
     // callback cannot use up the attempt of the person who started it.
-    const seen = await this.#openSealed<Pending>(`state:${state}`, false);
+    const seen = await this.#records.openSealed<Pending>(`state:${state}`, false);
     if (seen === undefined || seen.server !== this.server) throw new ConnectRefusedError(expired);
     if (seen.sub !== browserSub) throw new ConnectRefusedError('this connection was started by someone else: it is not completed for you');
-    const pending = await this.#openSealed<Pending>(`state:${state}`, true);
+    const pending = await this.#records.openSealed<Pending>(`state:${state}`, true);
     if (pending === undefined) throw new ConnectRefusedError(expired);
     const { authorization, configuration } = await this.#prepare();
     const tokens = await oidc.authorizationCodeGrant(configuration, callback, { pkceCodeVerifier: pending.codeVerifier, expectedState: state }, { resource: authorization.resource });
-    await this.#save(pending.sub, recordOf(tokens, this.#now()));
-    await this.#options.store.addMember(this.#indexKey, digest(`${this.server}\n${pending.sub}`), INDEX_SECONDS);
-    this.#counted = undefined;
+    await this.#records.save(pending.sub, recordOf(tokens, this.#now()), { first: true });
     this.#emit({ server: this.server, sub: pending.sub, event: 'connected' });
     return { elicitationId: pending.elicitationId };
   }
@@ -199,67 +163,41 @@ export class UpstreamConnector {
    * this connection refreshes it, so a short-lived token is never reused past its life.
    */
   async credential(sub: string): Promise<{ readonly accessToken: string; readonly reuseUntil: number | undefined }> {
-    const record = await this.#load(sub);
+    const record = await this.#records.load(sub);
     if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
     if (record.needsReconnect) throw new ConnectionNeededError(this.server, 'needs-reconnect');
     const usable = fresh(record, this.#now()) ? record : record.refreshToken === undefined ? undefined : await this.#refresh(sub);
     if (usable === undefined) throw new ConnectionNeededError(this.server, 'needs-reconnect');
-    this.#noteUse(sub);
+    this.#records.noteUse(sub);
     return { accessToken: usable.accessToken, reuseUntil: refreshTime(usable) };
   }
 
   /** What the person's Connections page shows: state, scopes, when connected and last used; no token. */
   async summary(sub: string): Promise<ConnectionSummary> {
-    const [record, used] = await Promise.all([this.#load(sub), this.#options.store.get(this.#usedKey(sub))]);
+    const [record, lastUsedAt] = await Promise.all([this.#records.load(sub), this.#records.lastUsed(sub)]);
     if (record === undefined) return { state: 'not-connected' };
-    const lastUsedAt = used === undefined ? undefined : Number(used);
     return {
       state: record.needsReconnect ? 'needs-reconnect' : 'connected',
       ...(record.scope !== undefined && { scope: record.scope }),
       connectedAt: record.connectedAt,
-      ...(lastUsedAt !== undefined && Number.isFinite(lastUsedAt) && { lastUsedAt }),
+      ...(lastUsedAt !== undefined && { lastUsedAt }),
     };
   }
 
-  /**
-   * How many people have a connection here, by state, for the status page. Read from an index of
-   * the people who connected (a set in the store, one member per person: a digest, no name) and
-   * their records, at most COUNT_LIMIT of them, and kept COUNT_CACHE_MS: cheap and bounded.
-   * Members whose record is gone (disconnected) count as nothing.
-   */
+  /** How many people have a connection here, by state, for the status page (connection-records.ts). */
   counts(): Promise<ConnectionCounts> {
-    const now = this.#now();
-    if (this.#counted !== undefined && now - this.#counted.at < COUNT_CACHE_MS) return this.#counted.counts;
-    const counts = (async (): Promise<ConnectionCounts> => {
-      const members = await this.#options.store.members(this.#indexKey);
-      let connected = 0;
-      let needsReconnect = 0;
-      for (const member of members.slice(0, COUNT_LIMIT)) {
-        const record = await this.#loadKey(`connection:${member}`);
-        if (record === undefined) continue;
-        if (record.needsReconnect) needsReconnect += 1;
-        else connected += 1;
-      }
-      return { connected, needsReconnect, partial: members.length > COUNT_LIMIT };
-    })();
-    this.#counted = { at: now, counts };
-    counts.catch(() => {
-      if (this.#counted?.counts === counts) this.#counted = undefined;
-    });
-    return counts;
+    return this.#records.counts();
   }
 
   async status(sub: string): Promise<'connected' | 'needs-reconnect' | 'not-connected'> {
-    const record = await this.#load(sub);
+    const record = await this.#records.load(sub);
     return record === undefined ? 'not-connected' : record.needsReconnect ? 'needs-reconnect' : 'connected';
   }
 
   /** Forgets the connection, revoking its tokens at the provider when it offers revocation. */
   async disconnect(sub: string): Promise<void> {
-    const record = await this.#load(sub);
-    await this.#options.store.delete(this.#recordKey(sub), this.#usedKey(sub));
-    this.#usedNoted.delete(sub);
-    this.#counted = undefined;
+    const record = await this.#records.load(sub);
+    await this.#records.delete(sub);
     if (record === undefined) return;
     let revoked = false;
     try {
@@ -302,12 +240,12 @@ export class UpstreamConnector {
     while (!(await this.#options.store.setIfAbsent(lock, '1', REFRESH_LOCK_SECONDS))) {
       // Another replica refreshes: its result is the record, once written.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const record = await this.#load(sub);
+      const record = await this.#records.load(sub);
       if (record !== undefined && (record.needsReconnect || fresh(record, this.#now()))) return this.#usable(record);
       if (this.#now() > deadline) throw new UpstreamAuthorizationError(`refreshing the connection to ${this.server} took too long`);
     }
     try {
-      const record = await this.#load(sub);
+      const record = await this.#records.load(sub);
       if (record === undefined) throw new ConnectionNeededError(this.server, 'not-connected');
       // Refreshed by another replica between our read and the lock.
       if (record.needsReconnect || fresh(record, this.#now())) return this.#usable(record);
@@ -318,14 +256,13 @@ export class UpstreamConnector {
       } catch (error) {
         if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
           // The tokens are dead: only the fact is kept, so the person is told to reconnect.
-          await this.#save(sub, {
+          await this.#records.save(sub, {
             accessToken: '',
             connectedAt: record.connectedAt,
             ...(record.scope !== undefined && { scope: record.scope }),
             needsReconnect: true,
             keptUntil: this.#now() + RECORD_MAX_SECONDS * 1000,
           });
-          this.#counted = undefined;
           this.#emit({ server: this.server, sub, event: 'needs-reconnect', reason: 'invalid_grant' });
           throw new ConnectionNeededError(this.server, 'needs-reconnect');
         }
@@ -333,7 +270,7 @@ export class UpstreamConnector {
         throw error;
       }
       const refreshed = recordOf(tokens, this.#now(), record);
-      await this.#save(sub, refreshed);
+      await this.#records.save(sub, refreshed);
       this.#emit({ server: this.server, sub, event: 'refreshed' });
       return refreshed;
     } finally {
@@ -383,29 +320,6 @@ export class UpstreamConnector {
     return this.#prepared;
   }
 
-  #recordKey(sub: string): string {
-    return `connection:${digest(`${this.server}\n${sub}`)}`;
-  }
-
-  /** Apart from the record: a use written while a refresh on another replica writes the record must not undo it. */
-  #usedKey(sub: string): string {
-    return `used:${digest(`${this.server}\n${sub}`)}`;
-  }
-
-  get #indexKey(): string {
-    return `people:${this.server}`;
-  }
-
-  /** At most once a minute per person and replica, and never in the call's way. */
-  #noteUse(sub: string): void {
-    const now = this.#now();
-    if (now - (this.#usedNoted.get(sub) ?? Number.NEGATIVE_INFINITY) < USE_NOTE_MS) return;
-    // Bounded: a replica serving very many people forgets when it wrote, and writes once more.
-    if (this.#usedNoted.size >= 10_000) this.#usedNoted.clear();
-    this.#usedNoted.set(sub, now);
-    this.#options.store.set(this.#usedKey(sub), String(now), RECORD_MAX_SECONDS).catch(() => this.#usedNoted.delete(sub));
-  }
-
   #emit(event: ConnectionEvent): void {
     try {
       this.#options.onEvent?.(event);
@@ -414,54 +328,4 @@ export class UpstreamConnector {
     }
   }
 
-  async #load(sub: string): Promise<ConnectionRecord | undefined> {
-    return this.#loadKey(this.#recordKey(sub));
-  }
-
-  async #loadKey(key: string): Promise<ConnectionRecord | undefined> {
-    const sealed = await this.#options.store.get(key);
-    const plain = sealed === undefined ? undefined : this.#options.sealer.open(sealed, key);
-    return plain === undefined ? undefined : (JSON.parse(plain) as ConnectionRecord);
-  }
-
-  async #save(sub: string, record: ConnectionRecord): Promise<void> {
-    const key = this.#recordKey(sub);
-    const ttl = Math.max(1, Math.ceil(((record.keptUntil ?? this.#now() + RECORD_MAX_SECONDS * 1000) - this.#now()) / 1000));
-    await this.#options.store.set(key, this.#options.sealer.seal(JSON.stringify(record), key), ttl);
-  }
-
-  async #openSealed<T>(key: string, take: boolean): Promise<T | undefined> {
-    const sealed = take ? await this.#options.store.take(key) : await this.#options.store.get(key);
-    const plain = sealed === undefined ? undefined : this.#options.sealer.open(sealed, key);
-    return plain === undefined ? undefined : (JSON.parse(plain) as T);
-  }
-}
-
-/** Usable as it is: no expiry known, or not yet at the time to refresh. */
-function fresh(record: ConnectionRecord, now: number): boolean {
-  return (refreshTime(record) ?? Infinity) > now;
-}
-
-function refreshTime(record: ConnectionRecord): number | undefined {
-  return record.expiresAt === undefined ? undefined : (record.refreshAt ?? record.expiresAt - REFRESH_AHEAD_MS);
-}
-
-function recordOf(tokens: oidc.TokenEndpointResponse, now: number, before?: ConnectionRecord): ConnectionRecord {
-  const refreshToken = tokens.refresh_token ?? before?.refreshToken;
-  const lifeMs = typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : undefined;
-  // Keycloak and others say how long the refresh token lives; the standard response does not.
-  const refreshLifeSeconds = typeof tokens.refresh_expires_in === 'number' && tokens.refresh_expires_in > 0 ? tokens.refresh_expires_in : undefined;
-  const keptSeconds = refreshToken !== undefined ? Math.min(refreshLifeSeconds ?? RECORD_MAX_SECONDS, RECORD_MAX_SECONDS) : lifeMs !== undefined ? Math.min(lifeMs / 1000, RECORD_MAX_SECONDS) : RECORD_MAX_SECONDS;
-  return {
-    accessToken: tokens.access_token,
-    ...(refreshToken !== undefined && { refreshToken }),
-    ...(lifeMs !== undefined && { expiresAt: now + lifeMs, refreshAt: now + lifeMs - Math.min(REFRESH_AHEAD_MS, lifeMs / 3) }),
-    keptUntil: now + keptSeconds * 1000,
-    ...((tokens.scope ?? before?.scope) !== undefined && { scope: tokens.scope ?? before?.scope }),
-    connectedAt: before?.connectedAt ?? now,
-  };
-}
-
-function digest(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
 }

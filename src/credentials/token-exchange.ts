@@ -9,6 +9,7 @@ import type { TokenExchangeConfig } from '../config/credentials.js';
 import { ClientKeyError, clientAuthentication } from './client-authentication.js';
 import { CredentialUnavailableError } from './errors.js';
 import { readTokenAnswer, type IssuedToken, type TokenAnswer } from './token-response.js';
+import { closedUnderUs, readBounded } from '../support/bounded-answer.js';
 
 export const GRANT_TYPE_TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const TOKEN_TYPE_ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -52,7 +53,7 @@ export function tokenExchanger(server: string, config: TokenExchangeConfig): Tok
       body: form,
       signal,
     });
-    return { answer: { statusCode, body: await readBounded(body, unavailable) }, assertion: client.fields.client_assertion };
+    return { answer: { statusCode, body: await readBounded(body, MAX_ANSWER_BYTES, () => unavailable(`answered with more than ${MAX_ANSWER_BYTES / 1024} KB, which is not a token answer`)) }, assertion: client.fields.client_assertion };
   }
 
   return {
@@ -75,26 +76,6 @@ export function tokenExchanger(server: string, config: TokenExchangeConfig): Tok
       }
     },
   };
-}
-
-/** The connection went away before an answer: what a stale keep-alive connection looks like. */
-function closedUnderUs(error: unknown): boolean {
-  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
-}
-
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, unavailable: (reason: string) => Error): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw unavailable(`answered with more than ${MAX_ANSWER_BYTES / 1024} KB, which is not a token answer`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The URL for messages: without user info or query, where a careless config might put a secret. */

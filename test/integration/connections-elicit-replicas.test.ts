@@ -6,16 +6,14 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { skipWithoutChromium } from '../support/browser.js';
-import { connectInBrowser } from '../support/connect-account.js';
+import { ADA_UPSTREAM, connectInBrowser } from '../support/connect-account.js';
 import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { redisUrl } from '../support/redis.js';
 import { ADA, IDP_SECRET, SIGN_IN_SECRET, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
-
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
 
 describe.skipIf(skipWithoutChromium())('the completion of a connection reaches the session on another replica', () => {
   let team: SignInTeam;

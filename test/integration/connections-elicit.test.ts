@@ -9,14 +9,12 @@ import { UrlElicitationRequiredError, type Client, type ClientCapabilities, type
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { skipWithoutChromium } from '../support/browser.js';
-import { connectInBrowser } from '../support/connect-account.js';
+import { ADA_UPSTREAM, BOB_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import { ADA, BOB, startSignInTeam, type SignInGateway, type SignInTeam } from '../support/sign-in-team.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
 import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
-const BOB_UPSTREAM: TeamIdpAccount = { sub: 'bob-at-upstream', oid: 'u-bob', email: 'bob@upstream.example', name: 'Bob', groups: [], password: 'bob upstream password' };
 const URL_ELICITATION: ClientCapabilities = { elicitation: { url: {} } };
 const WHOAMI = { name: 'guarded__whoami', arguments: {} };
 
@@ -61,7 +59,6 @@ describe.skipIf(skipWithoutChromium())('each era asks the person to connect thei
     return { client, completed };
   }
 
-  const textOf = (result: { content?: unknown }): string => ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
   const refusalOf = (promise: Promise<unknown>): Promise<unknown> => promise.then((result) => ({ unexpected: result }), (error: unknown) => error);
 
   it('asks a 2025 client with URL elicitation by -32042, tells that session alone when Ada has connected, and the retry reaches the upstream as her', async () => {

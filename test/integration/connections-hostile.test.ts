@@ -12,14 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
-import { connectInBrowser } from '../support/connect-account.js';
+import { ADA_UPSTREAM, BOB_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
 import { ADA, BOB, credentialsOf, startSignInTeam, type SignInGateway, type SignInTeam } from '../support/sign-in-team.js';
 import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
-const BOB_UPSTREAM: TeamIdpAccount = { sub: 'bob-at-upstream', oid: 'u-bob', email: 'bob@upstream.example', name: 'Bob', groups: [], password: 'bob upstream password' };
 const CONNECTION = { scopes: ['mcp', 'offline_access'] };
 
 /** An authorization server whose metadata names its token endpoint on another host, which counts what it is sent. */
@@ -90,8 +88,6 @@ describe.skipIf(skipWithoutChromium())('hostile input to connections', () => {
     await crooked?.stop();
     await upstreamIdp?.stop();
   });
-
-  const textOf = (result: { content?: unknown }): string => ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
 
   async function linkFor(client: SignedInClient, tool = 'guarded__whoami'): Promise<string> {
     const result = await client.callTool(tool, {});

@@ -3,14 +3,13 @@
 // how to connect. Here the listing is made on one gateway and seen on another (a replica started
 // later, or the same deployment after a restart), sharing Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADA_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
+import { skipWithoutChromium } from '../support/browser.js';
 import { redisUrl } from '../support/redis.js';
-import { ADA, BOB, credentialsOf, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { ADA, BOB, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
-
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
 
 describe.skipIf(skipWithoutChromium())('the tools of a server people connect to, for someone who has not', () => {
   let team: SignInTeam;
@@ -34,8 +33,6 @@ describe.skipIf(skipWithoutChromium())('the tools of a server people connect to,
     mcpServers: { guarded: { url: guarded.url, isolation: 'session', credentials: { connection: { scopes: ['mcp', 'offline_access'] } } } },
   });
 
-  const textOf = (result: { content?: unknown }) => ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
-
   it('are listed on another gateway from the listing the first one made, and a call there asks to connect', async () => {
     const first = await team.startGateway({}, rest());
     const ada = (await team.signInWithSdk(first.gateway, await team.clientApp(), { generation: 'v2', account: ADA, consent: 'allow' })).client;
@@ -43,14 +40,7 @@ describe.skipIf(skipWithoutChromium())('the tools of a server people connect to,
       const asked = await ada.callTool('guarded__whoami', {});
       const link = /https?:\/\/\S+\/connections\/connect\/\S+/.exec(textOf(asked))?.[0];
       expect(link, textOf(asked)).toBeDefined();
-      const context = await team.browser.newContext();
-      const page = await context.newPage();
-      await page.goto(link!);
-      await signInAtTeamIdp(page, credentialsOf(ADA));
-      await page.getByLabel('Username').waitFor({ timeout: 20_000 });
-      await signInAtTeamIdp(page, credentialsOf(ADA_UPSTREAM));
-      await page.getByRole('heading', { name: /is connected/ }).waitFor({ timeout: 20_000 });
-      await context.close();
+      expect(await connectInBrowser(team.browser, link!, ADA, ADA_UPSTREAM)).toMatch(/is connected/);
       // Her first call as herself makes the gateway's first listing of the server.
       expect(await ada.listToolNames()).toContain('guarded__whoami');
     } finally {

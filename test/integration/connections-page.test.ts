@@ -9,13 +9,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADA_UPSTREAM, textOf } from '../support/connect-account.js';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
 import { ADA, BOB, credentialsOf, startSignInTeam, type SignInGateway, type SignInTeam } from '../support/sign-in-team.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
-
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
 
 describe.skipIf(skipWithoutChromium())('the Connections page', () => {
   let team: SignInTeam;
@@ -54,10 +53,6 @@ describe.skipIf(skipWithoutChromium())('the Connections page', () => {
     const app = await team.clientApp();
     const { client } = await team.signInWithSdk(signIn.gateway, app, { generation: 'v2', account, consent: 'allow' });
     return client;
-  }
-
-  function textOf(result: { content?: unknown }): string {
-    return ((result.content ?? []) as { type: string; text?: string }[]).map((part) => part.text ?? '').join('\n');
   }
 
   /** A call of a new session (its upstream connection resolves the person's credential afresh). */

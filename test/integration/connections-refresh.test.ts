@@ -6,13 +6,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWithoutChromium } from '../support/browser.js';
-import { connectInBrowser } from '../support/connect-account.js';
+import { ADA_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
 import { ADA, startSignInTeam, type SignInGateway, type SignInTeam } from '../support/sign-in-team.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
 const TOKEN_SECONDS = 10;
 
 describe.skipIf(skipWithoutChromium())('a connection whose access tokens live 10 s', () => {
@@ -37,7 +36,6 @@ describe.skipIf(skipWithoutChromium())('a connection whose access tokens live 10
     await upstreamIdp?.stop();
   });
 
-  const textOf = (result: { content?: unknown }): string => ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
   const refreshes = () => upstreamIdp.received.tokenRequests.filter((request) => request.grant_type === 'refresh_token');
   const linkIn = (text: string) => /https?:\/\/\S+\/connections\/connect\/\S+/.exec(text)?.[0];
 

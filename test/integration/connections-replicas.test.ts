@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { skipWithoutChromium } from '../support/browser.js';
-import { connectInBrowser } from '../support/connect-account.js';
+import { ADA_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { pinnedFetch } from '../support/pinned-fetch.js';
@@ -14,10 +14,9 @@ import { redisUrl } from '../support/redis.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
 import { ADA, IDP_SECRET, SIGN_IN_SECRET, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
 const TOKEN_SECONDS = 10;
 
 describe.skipIf(skipWithoutChromium())('connections across replicas', () => {
@@ -62,7 +61,6 @@ describe.skipIf(skipWithoutChromium())('connections across replicas', () => {
     await upstreamIdp?.stop();
   });
 
-  const textOf = (result: { content?: unknown }): string => ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
   const callsOn = (replica: TestGateway) => replica.logs.filter((line) => line.audit === true && line.method === 'tools/call' && line.server === 'guarded' && line.outcome === 'ok').length;
   const refreshes = () => upstreamIdp.received.tokenRequests.filter((request) => request.grant_type === 'refresh_token');
 

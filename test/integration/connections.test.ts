@@ -6,15 +6,14 @@
 // account there. Bob is never served with Ada's connection, and cannot use her link.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADA_UPSTREAM, BOB_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
 import { ADA, BOB, credentialsOf, startSignInTeam, type SignInGateway, type SignInTeam } from '../support/sign-in-team.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
-import { startTeamIdp, type TeamIdp, type TeamIdpAccount } from '../support/team-idp.js';
+import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
 
 /** Ada's and Bob's own accounts at the upstream: other names than at the team's provider. */
-const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
-const BOB_UPSTREAM: TeamIdpAccount = { sub: 'bob-at-upstream', oid: 'u-bob', email: 'bob@upstream.example', name: 'Bob', groups: [], password: 'bob upstream password' };
 
 describe.skipIf(skipWithoutChromium())('each person connects their own account on an upstream', () => {
   let team: SignInTeam;
@@ -43,27 +42,6 @@ describe.skipIf(skipWithoutChromium())('each person connects their own account o
     return client;
   }
 
-  function textOf(result: { content?: unknown }): string {
-    return ((result.content ?? []) as { type: string; text?: string }[]).map((part) => part.text ?? '').join('\n');
-  }
-
-  /** The person opens the link in a browser of their own: the gateway's sign-in, then the upstream's. */
-  async function connectInBrowser(link: string, person: typeof ADA, upstreamAccount: TeamIdpAccount): Promise<string> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(link);
-      await signInAtTeamIdp(page, credentialsOf(person));
-      await page.getByLabel('Username').waitFor({ timeout: 20_000 });
-      await signInAtTeamIdp(page, credentialsOf(upstreamAccount));
-      await page.getByRole('heading', { level: 1 }).waitFor({ timeout: 20_000 });
-      await page.waitForLoadState('load');
-      return await page.locator('main').innerText();
-    } finally {
-      await context.close();
-    }
-  }
-
   it('asks Ada to connect with a link in the tool result, and then reaches the upstream as her', async () => {
     const ada = await signedInClient(ADA);
     try {
@@ -81,7 +59,7 @@ describe.skipIf(skipWithoutChromium())('each person connects their own account o
       expect(await page.locator('main').innerText()).toMatch(/made for someone else/);
       await context.close();
 
-      const shown = await connectInBrowser(link!, ADA, ADA_UPSTREAM);
+      const shown = await connectInBrowser(browser, link!, ADA, ADA_UPSTREAM);
       expect(shown).toMatch(/Your account on guarded is connected/);
       const second = await ada.callTool('guarded__whoami', {});
       expect(second.isError, textOf(second)).not.toBe(true);

@@ -21,3 +21,12 @@ export async function connectInBrowser(browser: Browser, link: string, person: T
     await context.close();
   }
 }
+
+/** Ada's and Bob's own accounts at the upstream's provider: other names than at the team's. */
+export const ADA_UPSTREAM: TeamIdpAccount = { sub: 'ada-at-upstream', oid: 'u-ada', email: 'ada@upstream.example', name: 'Ada', groups: [], password: 'ada upstream password' };
+export const BOB_UPSTREAM: TeamIdpAccount = { sub: 'bob-at-upstream', oid: 'u-bob', email: 'bob@upstream.example', name: 'Bob', groups: [], password: 'bob upstream password' };
+
+/** The text of a tool result (or prompt, or resource), parts joined by newlines. */
+export function textOf(result: { content?: unknown }): string {
+  return ((result.content ?? []) as { text?: string }[]).map((part) => part.text ?? '').join('\n');
+}

@@ -15,6 +15,7 @@ import type { AppEnv } from '../app-env.js';
 import { MAX_SESSION_SECONDS, PENDING_SECONDS, type SessionSealer } from './session-cookie.js';
 import { signInErrorPage, signedOutPage } from './sign-in-pages.js';
 import { CALLBACK_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH } from './status-client.js';
+import { pageHeaders } from '../sign-in/page-shell.js';
 
 /** `__Host-`: Secure, Path=/, no Domain, so no other host (a sibling subdomain) can set or shadow it. */
 export const SESSION_COOKIE = '__Host-switchboard-admin';
@@ -170,5 +171,5 @@ function secureContext(origin: string): boolean {
 }
 
 function page<E extends AppEnv>(c: Context<E>, status: 200 | 400, rendered: { html: string; csp: string }): Response {
-  return c.html(rendered.html, status, { 'cache-control': 'no-store', 'content-security-policy': rendered.csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+  return c.html(rendered.html, status, pageHeaders(rendered));
 }

@@ -8,7 +8,8 @@
 // escaped values, one stylesheet by nonce, no script.
 import { html } from 'hono/html';
 import type { ConnectionSummary } from '../../connections/upstream-connector.js';
-import { page, personLabel, type RenderedPage } from '../admin/sign-in-pages.js';
+import { personLabel } from '../admin/sign-in-pages.js';
+import { page, type RenderedPage } from '../sign-in/page-shell.js';
 import type { AdminSession } from '../admin/session-cookie.js';
 
 export const CONNECTIONS_PATH = '/connections';

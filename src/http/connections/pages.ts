@@ -1,7 +1,7 @@
 // The connections pages a person sees after a connect link: connected, or why not. The same small,
 // script-free pages as the sign-in ones (admin/sign-in-pages.ts), every value escaped.
 import { html } from 'hono/html';
-import { page, type RenderedPage } from '../admin/sign-in-pages.js';
+import { page, type RenderedPage } from '../sign-in/page-shell.js';
 
 export function connectedPage(server: string): RenderedPage {
   return page(

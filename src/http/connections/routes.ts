@@ -15,6 +15,7 @@ import type { AdminSession, SessionSealer } from '../admin/session-cookie.js';
 import { connectionsPage, CONNECTIONS_PATH, notDonePage, type ServerConnectionRow } from './connections-page.js';
 import type { FormTokens, FormAction } from './form-token.js';
 import { connectedPage, connectRefusedPage } from './pages.js';
+import { pageHeaders } from '../sign-in/page-shell.js';
 
 export const PERSON_PAGES: BrowserSignInNames = {
   signIn: '/connections/signin',
@@ -163,5 +164,5 @@ async function checkedForm(
 }
 
 function page(c: Context<AppEnv>, status: 200 | 400 | 403 | 502, rendered: { html: string; csp: string }): Response {
-  return c.html(rendered.html, status, { 'cache-control': 'no-store', 'content-security-policy': rendered.csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+  return c.html(rendered.html, status, pageHeaders(rendered));
 }

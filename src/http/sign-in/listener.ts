@@ -18,6 +18,7 @@ import type { Refusal, RequestHead } from '../request-head.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../middleware/request-id.js';
 import { pathOf } from '../fast-path/post-listener.js';
 import { consentPage, errorPage, type RenderedPage } from './pages.js';
+import { pageHeaders } from './page-shell.js';
 import { guardRegistration } from './registration-guard.js';
 import { readFormWithin } from './request-body.js';
 
@@ -206,14 +207,7 @@ function refuseOver(response: ServerResponse, refusal: Refusal): void {
 }
 
 function sendPage(response: ServerResponse, status: number, page: RenderedPage): void {
-  response.writeHead(status, {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': page.csp,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    // same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on the consent POST.
-    'Referrer-Policy': 'same-origin',
-  });
+  response.writeHead(status, pageHeaders(page));
   response.end(page.html);
 }
 

@@ -3,49 +3,11 @@
 // one inline stylesheet allowed by a per-response nonce, and a CSP that allows nothing else: no
 // script at all, forms only to this origin (and, for the consent form, the client's redirect origin,
 // which the browser reaches by the redirect that follows the decision).
-import { randomBytes } from 'node:crypto';
 import { html } from 'hono/html';
-import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ConsentRequest } from '../../signin/sign-in.js';
+import { page, type RenderedPage } from './page-shell.js';
 
-export interface RenderedPage {
-  readonly html: string;
-  readonly csp: string;
-}
-
-const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1b1f24}
-main{max-width:34rem;margin:4rem auto;padding:2rem;background:#fff;border:1px solid #d0d7de;border-radius:8px}
-h1{font-size:1.4rem;margin-top:0}
-code{font-size:.9em;background:#eef1f4;padding:.1em .3em;border-radius:4px;word-break:break-all}
-ul{padding-left:1.2rem}
-.actions{display:flex;gap:1rem;margin-top:1.5rem}
-button{font:inherit;padding:.5rem 1.4rem;border-radius:6px;border:1px solid #8c959f;background:#fff;cursor:pointer}
-button[value=allow]{background:#1f6feb;border-color:#1f6feb;color:#fff}
-button:focus-visible{outline:3px solid #0969da;outline-offset:2px}
-.note{color:#57606a;font-size:.9rem}
-.warn{color:#9a6700}
-`;
-
-function page(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>, formTargets: readonly string[] = []): RenderedPage {
-  const nonce = randomBytes(16).toString('base64');
-  const document = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body><main>${body}</main></body>
-</html>`;
-  const formAction = ["'self'", ...formTargets].join(' ');
-  return {
-    html: String(document),
-    csp: `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
-  };
-}
+export type { RenderedPage } from './page-shell.js';
 
 export function errorPage(error: string, description: string): RenderedPage {
   return page(
