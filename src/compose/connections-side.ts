@@ -1,18 +1,23 @@
 // credentials.connection's shared parts: the store of people's connections (memory, or the
 // sessions' Redis under `{keyPrefix}connections:`, opened on first use so a gateway without such a
-// server opens no connection for it), the sealer of what it keeps, and the connectors by server.
+// server opens no connection for it), the sealer of what it keeps, the connectors by server, and
+// the disconnects every replica must know of at once (connections/withdrawals.ts).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { Connectors } from '../connections/connectors.js';
 import type { ConnectionEvent } from '../connections/upstream-connector.js';
+import { ConnectionWithdrawals, WITHDRAWN_TOPIC } from '../connections/withdrawals.js';
 import type { ServerLists } from '../gateway/catalogue/catalog-view.js';
 import type { AskedSessions } from '../gateway/gateway-types.js';
 import type { ListsShelf } from '../gateway/isolation/unlisted-servers.js';
 import { TokenSealer } from '../credentials/token-sealing.js';
+import type { Bus } from '../session/bus.js';
 import { createKeyValueStore } from '../session/create-key-value.js';
 
 export interface ConnectionsSide {
   readonly connectors: Connectors;
+  /** Disconnects, heard from every replica: a session holding the person's token asks again. */
+  readonly withdrawals: ConnectionWithdrawals;
   /** The last lists of servers with per-user credentials, for every replica (gateway/isolation/unlisted-servers.ts). */
   readonly lastLists: ListsShelf;
   /** Which session each connect link went to as a URL elicitation, for every replica. */
@@ -25,13 +30,42 @@ const ASKED_SECONDS = 600;
 /** Kept a month: a server nobody has listed for that long shows nothing to those who cannot list it. */
 const LAST_LISTS_SECONDS = 30 * 24 * 3600;
 
-/** `onEvent`: what happens to people's connections (the audit trail, the metrics); `linkSeconds`: connect links' life (tests). */
-export function connectionsSide(config: Config, onEvent?: (event: ConnectionEvent) => void, { linkSeconds }: { readonly linkSeconds?: number | undefined } = {}): ConnectionsSide {
+export interface ConnectionsSideOptions {
+  /** Carries a disconnect to every replica. */
+  readonly bus: Bus;
+  /** What happens to people's connections: the audit trail, the metrics. */
+  readonly onEvent?: (event: ConnectionEvent) => void;
+  /** Connect links' life (tests make it short). */
+  readonly linkSeconds?: number | undefined;
+  readonly onBusError?: (error: unknown) => void;
+}
+
+export function connectionsSide(config: Config, { bus, onEvent, linkSeconds, onBusError }: ConnectionsSideOptions): ConnectionsSide {
   const store = createKeyValueStore(config.sessions, 'connections', { lazy: true });
+  const withdrawals = new ConnectionWithdrawals();
+  const stopHearing = bus.on(WITHDRAWN_TOPIC, ({ person }) => {
+    if (typeof person === 'string') withdrawals.note(person);
+  });
+  const withdraw = (event: ConnectionEvent) => {
+    if (event.event !== 'disconnected') return;
+    // Here at once, before the page answers; the other replicas as soon as the bus carries it.
+    const person = ConnectionWithdrawals.key(event.server, event.sub);
+    withdrawals.note(person);
+    bus.broadcast(WITHDRAWN_TOPIC, { person }).catch((error: unknown) => onBusError?.(error));
+  };
   // Connections are credentials: sealed with sessions.credentialKey (the config requires it with
   // Redis, so every replica opens them), else a key of this process (memory: nothing outlives it).
   const sealer = new TokenSealer(config.sessions.credentialKey ?? randomBytes(32).toString('base64url'), 'upstream-connections');
-  const connectors = new Connectors({ store, sealer, publicOrigin: new URL(config.server.publicUrl).origin, ...(onEvent && { onEvent }), ...(linkSeconds !== undefined && { linkSeconds }) });
+  const connectors = new Connectors({
+    store,
+    sealer,
+    publicOrigin: new URL(config.server.publicUrl).origin,
+    onEvent: (event) => {
+      withdraw(event);
+      onEvent?.(event);
+    },
+    ...(linkSeconds !== undefined && { linkSeconds }),
+  });
   const lastLists: ListsShelf = {
     load: async (server) => {
       const text = await store.get(`last-lists:${server}`);
@@ -43,5 +77,14 @@ export function connectionsSide(config: Config, onEvent?: (event: ConnectionEven
     remember: (elicitationId, sessionId) => store.set(`asked:${elicitationId}`, sessionId, ASKED_SECONDS),
     sessionOf: (elicitationId) => store.get(`asked:${elicitationId}`),
   };
-  return { connectors, lastLists, askedSessions, close: () => store.close() };
+  return {
+    connectors,
+    withdrawals,
+    lastLists,
+    askedSessions,
+    close: () => {
+      stopHearing();
+      return store.close();
+    },
+  };
 }

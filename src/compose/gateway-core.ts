@@ -76,14 +76,19 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   // Each connect, refresh failure, reconnect needed and disconnect: an audit line and the metrics
   // (created below; no connection event comes before a request does).
   const auditConnection = auditConnections(logger);
-  const connections = connectionsSide(config, (event) => {
-    auditConnection(event);
-    metrics.countConnectionEvent(event.server, event.event);
-  }, { linkSeconds: connectLinkSeconds });
+  const connections = connectionsSide(config, {
+    bus,
+    onEvent: (event) => {
+      auditConnection(event);
+      metrics.countConnectionEvent(event.server, event.event);
+    },
+    linkSeconds: connectLinkSeconds,
+    onBusError: (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'a disconnect could not be told to the other replicas: their sessions keep the token until it is due for renewal (at most 30 s)'),
+  });
   const credentials = new CredentialSources({
     logger,
     tokenExchange: (name, exchange) => tokenExchangeSource(name, exchange, tokenCache.get(), { logger }),
-    connection: (name, url, connection) => connectionSource(connections.connectors.of(name, url, connection)),
+    connection: (name, url, connection) => connectionSource(connections.connectors.of(name, url, connection), connections.withdrawals),
   });
   const views = serverViews(live, upstreams, credentials);
   const pinning = new ToolPinning({

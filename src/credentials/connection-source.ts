@@ -4,16 +4,18 @@
 // of asking (gateway/isolation, gateway/errors.ts).
 import type { UpstreamConnector } from '../connections/upstream-connector.js';
 import { ConnectionNeededError } from '../connections/upstream-connector.js';
+import type { ConnectionWithdrawals } from '../connections/withdrawals.js';
 import { ConnectionRequiredError } from './errors.js';
 import type { CredentialSource } from './types.js';
 
-/** A token is reused at most this long, and never past the time its connection refreshes it. */
+/** A token is reused at most this long, never past the time its connection refreshes it, and not after a disconnect. */
 const REUSE_MS = 30_000;
 
-export function connectionSource(connector: UpstreamConnector): CredentialSource {
+export function connectionSource(connector: UpstreamConnector, withdrawals: ConnectionWithdrawals): CredentialSource {
   return {
     mode: 'connection',
     async resolve(principal) {
+      const resolvedAt = Date.now();
       let token: string;
       let reuseUntil: number | undefined;
       try {
@@ -23,7 +25,12 @@ export function connectionSource(connector: UpstreamConnector): CredentialSource
         const link = await connector.connectLink(principal.sub);
         throw new ConnectionRequiredError(connector.server, error.reason, link.url, link.elicitationId);
       }
-      return { headers: { Authorization: `Bearer ${token}` }, env: {}, expiresAt: Math.min(Date.now() + REUSE_MS, reuseUntil ?? Infinity) };
+      return {
+        headers: { Authorization: `Bearer ${token}` },
+        env: {},
+        expiresAt: Math.min(resolvedAt + REUSE_MS, reuseUntil ?? Infinity),
+        withdrawn: () => withdrawals.since(connector.server, principal.sub, resolvedAt),
+      };
     },
   };
 }

@@ -14,6 +14,8 @@ export interface UpstreamCredential {
   readonly env: Readonly<Record<string, string>>;
   /** When to resolve it again (ms since the epoch); `Infinity`: as long as the source does not change. */
   readonly expiresAt: number;
+  /** Whether it was withdrawn before expiresAt (the person disconnected): resolved again before the next request. */
+  readonly withdrawn?: () => boolean;
 }
 
 export interface CredentialSource {

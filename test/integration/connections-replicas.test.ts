@@ -1,18 +1,19 @@
 // credentials.connection on two replicas sharing Redis behind one public address (issue 43): Ada
 // connects through replica B and calls through A; once her 10 s access token is due, calls of hers
 // on both replicas at once make exactly one refresh at the upstream's provider (the lock in the
-// store), each answered as her. Her two clients are pinned to one replica each.
+// store), each answered as her. Her two clients are pinned to one replica each. When she disconnects
+// on B's Connections page, the sessions on both replicas, which hold her token, ask her again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { skipWithoutChromium } from '../support/browser.js';
+import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
 import { ADA_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import { freePort } from '../support/free-port.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { pinnedFetch } from '../support/pinned-fetch.js';
 import { redisUrl } from '../support/redis.js';
 import type { SignedInClient } from '../support/sdk-sign-in.js';
-import { ADA, IDP_SECRET, SIGN_IN_SECRET, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
+import { ADA, credentialsOf, IDP_SECRET, SIGN_IN_SECRET, startSignInTeam, type SignInTeam } from '../support/sign-in-team.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startTeamIdp, type TeamIdp } from '../support/team-idp.js';
 import { startGuardedServer, type HttpUpstream } from '../support/upstreams.js';
@@ -89,5 +90,24 @@ describe.skipIf(skipWithoutChromium())('connections across replicas', () => {
     expect([callsOn(a) - before[0]!, callsOn(b) - before[1]!]).toEqual([3, 3]);
     expect(refreshes()).toHaveLength(1);
     expect(refreshes()[0]).toMatchObject({ resource: `${new URL(guarded.url).origin}/mcp` });
+  }, 60_000);
+
+  it('asks again on both replicas right after she disconnects on B', async () => {
+    const context = await team.browser.newContext();
+    try {
+      front.retarget(b.url);
+      const page = await context.newPage();
+      await page.goto(new URL('/connections', front.url).href);
+      await signInAtTeamIdp(page, credentialsOf(ADA));
+      await page.getByRole('button', { name: 'Disconnect guarded' }).click();
+      await page.getByRole('status').waitFor();
+    } finally {
+      await context.close();
+    }
+    // B noted it before its page answered; A hears it over the bus (Redis pub/sub), within moments.
+    const onBAfter = await onB.callTool('guarded__whoami', {});
+    expect(onBAfter.isError, textOf(onBAfter)).toBe(true);
+    expect(textOf(onBAfter)).toMatch(/\/connections\/connect\//);
+    await expect.poll(async () => textOf(await onA.callTool('guarded__whoami', {})), { timeout: 5_000, interval: 200 }).toMatch(/\/connections\/connect\//);
   }, 60_000);
 });

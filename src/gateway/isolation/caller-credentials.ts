@@ -18,13 +18,16 @@ export class ConnectionCredential {
   private constructor(
     private readonly source: CredentialSource,
     first: UpstreamCredential,
+    /** Whose credential it is: a withdrawn one is resolved again for them, also on a request forwarded without a token. */
+    private readonly owner: Principal,
   ) {
     this.#current = first;
   }
 
   /** Throws what the source throws: the connection is not made without a credential. */
   static async resolve(source: CredentialSource, principal: Principal | undefined, server: string): Promise<ConnectionCredential> {
-    return new ConnectionCredential(source, await source.resolve(requirePrincipal(principal, server)));
+    const owner = requirePrincipal(principal, server);
+    return new ConnectionCredential(source, await source.resolve(owner), owner);
   }
 
   /** For the connection, on every HTTP request and when its process starts. */
@@ -35,8 +38,14 @@ export class ConnectionCredential {
   /**
    * Renews an expired credential with the request's principal. A request without one (forwarded
    * from another replica, which sends no token) goes out with what there is: the upstream decides.
+   * A withdrawn credential (the person disconnected) is never sent again: resolved anew, which asks
+   * the person to connect.
    */
   async refresh(principal: Principal | undefined): Promise<void> {
+    if (this.#current.withdrawn?.() === true) {
+      this.#current = await this.source.resolve(principal ?? this.owner);
+      return;
+    }
     if (Date.now() < this.#current.expiresAt || principal === undefined) return;
     this.#current = await this.source.resolve(principal);
   }
