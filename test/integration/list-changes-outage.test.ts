@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
 import { hasRedisServer, startKillableRedis, type KillableRedis } from '../support/killable-redis.js';
 import { scrapeMetrics } from '../support/metrics-scrape.js';
@@ -19,6 +19,48 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const OUTAGE_MS = 3_000;
+const SETTLE_MS = 1_000;
+
+interface Listener {
+  readonly client: Client;
+  heard: number;
+}
+
+/**
+ * Two 2025 sessions and a 2026 listen on each replica, once it lists the upstream's tools: the
+ * gateway listens before its upstreams have answered, and a session opened before the first
+ * listing's announcement has gone out is rightly told of it (it may have listed nothing), so
+ * SETTLE_MS more lets that announcement, to nobody, go out first.
+ */
+async function openClients(replicas: readonly GatewayProcess[]): Promise<{ sessions: RecordingClient[]; listeners: Listener[] }> {
+  await Promise.all(replicas.map((replica) => untilListed(replica.url)));
+  await sleep(SETTLE_MS);
+  const sessions: RecordingClient[] = [];
+  const listeners: Listener[] = [];
+  for (const replica of replicas) {
+    for (let n = 0; n < 2; n += 1) sessions.push(await connectRecordingClient(replica.url));
+    const client = await connectModern(replica.url);
+    const listener: Listener = { client, heard: 0 };
+    client.setNotificationHandler(CHANGED, () => void (listener.heard += 1));
+    await client.listen({ toolsListChanged: true });
+    listeners.push(listener);
+  }
+  return { sessions, listeners };
+}
+
+async function untilListed(url: string): Promise<void> {
+  const client = await connectModern(url);
+  try {
+    await vi.waitFor(async () => expect((await client.listTools()).tools.some((tool) => tool.name.startsWith('shifting__'))).toBe(true), { timeout: 15_000, interval: 100 });
+  } finally {
+    await client.close();
+  }
+}
+
+async function closeClients(sessions: readonly RecordingClient[], listeners: readonly Listener[]): Promise<void> {
+  await Promise.all([...sessions.map((session) => session.close()), ...listeners.map(({ client }) => client.close())].map((closing) => closing.catch(() => {})));
+}
+
 const CHANGED = 'notifications/tools/list_changed';
 const DEFERRALS = 'switchboard_list_change_deferrals_total';
 
@@ -26,8 +68,8 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change wh
   let redis: KillableRedis;
   let upstream: HttpUpstream;
   let replicas: GatewayProcess[] = [];
-  const sessions: RecordingClient[] = [];
-  const listeners: { client: Client; heard: number }[] = [];
+  let sessions: RecordingClient[] = [];
+  let listeners: Listener[] = [];
 
   beforeAll(async () => {
     // Append-only: the sessions outlive the restart, so the change has someone to reach.
@@ -35,18 +77,11 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change wh
     upstream = await startHttpFixture('shifting-server');
     const config = writeConfigFile({ sessions: { store: 'redis', redisUrl: redis.url }, mcpServers: { shifting: { url: upstream.url } } });
     replicas = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-    for (const replica of replicas) {
-      for (let n = 0; n < 2; n += 1) sessions.push(await connectRecordingClient(replica.url));
-      const client = await connectModern(replica.url);
-      const listener = { client, heard: 0 };
-      client.setNotificationHandler(CHANGED, () => void (listener.heard += 1));
-      await client.listen({ toolsListChanged: true });
-      listeners.push(listener);
-    }
+    ({ sessions, listeners } = await openClients(replicas));
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all([...sessions.map((session) => session.close()), ...listeners.map(({ client }) => client.close())].map((closing) => closing.catch(() => {})));
+    await closeClients(sessions, listeners);
     await Promise.all(replicas.map((replica) => replica.stop()));
     await upstream?.stop();
     await redis?.stop();
@@ -92,8 +127,8 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change af
   let upstream: HttpUpstream;
   let replicas: GatewayProcess[] = [];
   const admins: Redis[] = [];
-  const sessions: RecordingClient[] = [];
-  const listeners: { client: Client; heard: number }[] = [];
+  let sessions: RecordingClient[] = [];
+  let listeners: Listener[] = [];
 
   beforeAll(async () => {
     primary = await startKillableRedis();
@@ -103,18 +138,11 @@ describe.skipIf(skipWithout(hasRedisServer(), 'redis-server'))('a list change af
     upstream = await startHttpFixture('shifting-server');
     const config = writeConfigFile({ sessions: { store: 'redis', redisUrl: proxy.url }, mcpServers: { shifting: { url: upstream.url } } });
     replicas = await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]);
-    for (const replica of replicas) {
-      for (let n = 0; n < 2; n += 1) sessions.push(await connectRecordingClient(replica.url));
-      const client = await connectModern(replica.url);
-      const listener = { client, heard: 0 };
-      client.setNotificationHandler(CHANGED, () => void (listener.heard += 1));
-      await client.listen({ toolsListChanged: true });
-      listeners.push(listener);
-    }
+    ({ sessions, listeners } = await openClients(replicas));
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all([...sessions.map((session) => session.close()), ...listeners.map(({ client }) => client.close())].map((closing) => closing.catch(() => {})));
+    await closeClients(sessions, listeners);
     await Promise.all(replicas.map((replica) => replica.stop()));
     for (const admin of admins) admin.disconnect();
     await proxy?.close();
