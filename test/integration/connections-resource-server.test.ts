@@ -9,6 +9,7 @@
 // in (and tells one without the admin scope so); and without browserSignIn the config says what to add.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAtTeamIdp, skipWithoutChromium } from '../support/browser.js';
+import { freePort } from '../support/free-port.js';
 import { ADA_UPSTREAM, BOB_UPSTREAM, connectInBrowser, textOf } from '../support/connect-account.js';
 import { ADMIN_SCOPE, startResourceServerTeam, type ResourceServerGateway, type ResourceServerTeam } from '../support/resource-server-team.js';
 import { ADA, BOB, credentialsOf } from '../support/sign-in-team.js';
@@ -150,6 +151,19 @@ describe.skipIf(skipWithoutChromium())('connections in resource-server mode, bro
     } finally {
       await context.close();
       await elsewhere.gateway.close();
+    }
+  }, 60_000);
+
+  it('says sign-in is not available when the provider cannot be reached, and sets no cookie', async () => {
+    const closed = await freePort();
+    const down = await team.startGateway({}, { issuer: `http://127.0.0.1:${closed}` });
+    try {
+      const response = await fetch(`${new URL(down.gateway.url).origin}/signin?return=/status`, { redirect: 'manual' });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(await response.text()).toMatch(/Sign-in is not available now[\s\S]*cannot be reached/);
+    } finally {
+      await down.gateway.close();
     }
   }, 60_000);
 
