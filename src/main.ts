@@ -63,7 +63,7 @@ export async function runGateway(config: Config, { logger, jwksCooldownMs, reloa
         logger,
         access: http.access,
         mcpApp: http.listeners.app,
-        ...(http.signIn?.statusPage && { statusPage: http.signIn.statusPage }),
+        ...(http.pages?.statusPage && { statusPage: http.pages.statusPage, pagesSecret: http.pages.secret }),
       }) : undefined;
 
   let server: Server;

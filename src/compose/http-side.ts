@@ -18,7 +18,8 @@ import { SessionSealer } from '../http/admin/session-cookie.js';
 import type { ConnectionRoutesOptions } from '../http/connections/routes.js';
 import { FormTokens } from '../http/connections/form-token.js';
 import { auditAdmin } from '../observe/audit.js';
-import type { StatusPageClient } from '../signin/status-page-client.js';
+import type { StatusPageOAuth } from '../http/admin/browser-sign-in.js';
+import { pagesSignIn, type PagesSignIn } from './pages-sign-in.js';
 
 export interface HttpSide {
   readonly openStreams: OpenStreams;
@@ -28,6 +29,8 @@ export interface HttpSide {
   readonly listeners: HttpListeners;
   /** Sign-in mode's authorization server (auth.signIn), when configured. */
   readonly signIn: SignInSide | undefined;
+  /** How browsers sign in to the status page and the connections pages, in either mode; undefined: they do not. */
+  readonly pages: PagesSignIn | undefined;
 }
 
 export interface HttpSideDeps {
@@ -47,6 +50,7 @@ export async function buildHttpSide(config: Config, core: GatewayCore, { logger,
   const drain = new HttpDrain({ isDraining: () => state.draining });
   const tracing = await startTracing(config, logger, traceExportDelayMs);
   const signIn = await startSignIn(config, logger);
+  const pages = await pagesSignIn(config, signIn);
   const access = createAccessControl(config, {
     logger,
     ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
@@ -75,9 +79,9 @@ export async function buildHttpSide(config: Config, core: GatewayCore, { logger,
     drain,
     ...(tracing && { tracing }),
     ...(signIn && { signIn: { signIn: signIn.signIn, registrations: signIn.registrations } }),
-    ...(signIn?.personPages && access.verifier && { connections: connectionRoutes(config, core, signIn.personPages, access.verifier, logger) }),
+    ...(pages?.personPages && access.verifier && { connections: connectionRoutes(config, core, pages.personPages, pages.secret, access.verifier, logger) }),
   });
-  return { openStreams, drain, tracing, access, listeners, signIn };
+  return { openStreams, drain, tracing, access, listeners, signIn, pages };
 }
 
 /**
@@ -95,9 +99,8 @@ async function startTracing(config: Config, logger: Logger, exportDelayMs: numbe
   return createOtelTracing(settings, { logger, ...(exportDelayMs !== undefined && { exportDelayMs }) });
 }
 
-/** The person's connections pages (sign-in mode with a server whose credentials are connections). */
-function connectionRoutes(config: Config, core: GatewayCore, personPages: StatusPageClient, verifier: TokenVerifier, logger: Logger): ConnectionRoutesOptions {
-  const secret = config.auth?.signIn?.secret ?? '';
+/** The person's connections pages (a server whose credentials are connections; browsers sign in as pages-sign-in.ts says). */
+function connectionRoutes(config: Config, core: GatewayCore, personPages: StatusPageOAuth, secret: string, verifier: TokenVerifier, logger: Logger): ConnectionRoutesOptions {
   const sealer = new SessionSealer(secret, 'person');
   const origin = new URL(config.server.publicUrl).origin;
   return {

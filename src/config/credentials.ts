@@ -137,6 +137,8 @@ interface ConfigFacts {
   readonly auth: boolean;
   /** auth.signIn is written. */
   readonly signIn?: boolean;
+  /** auth.browserSignIn is written (resource-server mode's browser sign-in). */
+  readonly browserSignIn?: boolean;
   readonly store: 'memory' | 'redis';
   readonly credentialKey: string | undefined;
 }
@@ -161,8 +163,15 @@ export function credentialProblems(config: ConfigFacts): PathProblem[] {
     }
     if (credentials.connection) {
       exchanges = true;
-      // The person who opens a connect link is known by the gateway's own sign-in (its cookie).
-      if (config.auth && !config.signIn) problems.push({ path: at('credentials', 'connection'), message: 'needs auth.signIn: the person who opens a connect link is known by the gateway\'s own sign-in' });
+      // The person who opens a connect link must be signed in to the gateway's pages (a cookie):
+      // through its own authorization server (signIn), or at the team's provider (browserSignIn).
+      if (config.auth && !config.signIn && !config.browserSignIn) {
+        problems.push({
+          path: at('credentials', 'connection'),
+          message:
+            "needs auth.browserSignIn (or auth.signIn): the person who opens a connect link signs in to the gateway's pages at the team's provider, as the gateway's client there (auth.browserSignIn: {clientId, clientSecret, scopes, secret})",
+        });
+      }
     }
     if (credentials.connection && server.kind === 'stdio') {
       problems.push({ path: at('credentials', 'connection'), message: 'is for HTTP servers: the person\'s token is sent as their bearer token' });

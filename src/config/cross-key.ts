@@ -79,7 +79,7 @@ function credentialsProblems(parts: ConfigParts): PathProblem[] {
   );
   // Without a parsed `sessions`, the store is unknown: the check that needs it is skipped.
   const sessions = parts.sessions ?? { store: 'memory' as const, credentialKey: undefined };
-  return credentialProblems({ servers, auth: parts.hasAuth, signIn: parts.hasSignIn, store: sessions.store, credentialKey: sessions.credentialKey });
+  return credentialProblems({ servers, auth: parts.hasAuth, signIn: parts.hasSignIn, browserSignIn: parts.hasBrowserSignIn, store: sessions.store, credentialKey: sessions.credentialKey });
 }
 
 function endpointsProblems(parts: ConfigParts): PathProblem[] {

@@ -35,6 +35,8 @@ export interface ConfigParts {
   readonly hasAuth: boolean;
   /** auth.signIn is written: Switchboard is the authorization server. */
   readonly hasSignIn: boolean;
+  /** auth.browserSignIn is written: resource-server mode signs browsers in at the team's provider. */
+  readonly hasBrowserSignIn: boolean;
   /** Undefined when `sessions` did not parse. */
   readonly sessions: { readonly store: 'memory' | 'redis'; readonly credentialKey: string | undefined } | undefined;
   readonly endpoints: Readonly<Record<string, Partial<EndpointConfig>>>;
@@ -86,6 +88,7 @@ export function partsOf(tree: Record<string, unknown>): ConfigParts {
     servers,
     hasAuth: tree.auth !== undefined && tree.auth !== null,
     hasSignIn: isPlainObject(tree.auth) && tree.auth.signIn !== undefined && tree.auth.signIn !== null,
+    hasBrowserSignIn: isPlainObject(tree.auth) && tree.auth.browserSignIn !== undefined && tree.auth.browserSignIn !== null,
     sessions: sessions.success ? { store: sessions.data.store, credentialKey: sessions.data.credentialKey } : undefined,
     endpoints,
     limitedServers: entries(limits.servers)

@@ -11,6 +11,7 @@ import { DEFAULT_ENDPOINT, ENDPOINT_NAME } from './endpoints.js';
 import { isPlainObject } from './key-path.js';
 import { redisSection } from './redis.js';
 import { SERVER_NAME_MAX } from './server-names.js';
+import { browserSignInSection } from './browser-sign-in.js';
 import { signInSection } from './sign-in.js';
 import { TOOL_NAME } from './tool-renames.js';
 
@@ -349,6 +350,7 @@ const authSection = z
       .describe("With `issuer`: where the provider's signing keys are (a JWKS); fetched on first use, cached, and fetched again for an unknown `kid`. Set this, `introspection`, or both."),
     introspection: introspectionSection.optional(),
     signIn: signInSection.optional(),
+    browserSignIn: browserSignInSection.optional(),
     requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),
     authorizationServers: z
       .array(z.url({ error: 'must be a URL' }))
@@ -364,13 +366,14 @@ const authSection = z
 // Two modes: the tokens of the team's provider (`issuer` + `jwksUri` and/or `introspection`), or
 // Switchboard's own (`signIn`). Both at once would leave it unclear whose tokens count.
 function authModeProblems(
-  auth: { issuer?: string | undefined; jwksUri?: string | undefined; introspection?: unknown; signIn?: unknown; authorizationServers?: unknown },
+  auth: { issuer?: string | undefined; jwksUri?: string | undefined; introspection?: unknown; signIn?: unknown; browserSignIn?: unknown; authorizationServers?: unknown },
   context: z.RefinementCtx,
 ): void {
   if (auth.signIn !== undefined) {
     for (const key of ['issuer', 'jwksUri', 'introspection', 'authorizationServers'] as const) {
       if (auth[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'not with signIn: Switchboard issues the tokens itself and is their authorization server' });
     }
+    if (auth.browserSignIn !== undefined) context.addIssue({ code: 'custom', path: ['browserSignIn'], message: "not with signIn: browsers sign in through Switchboard's own authorization server there" });
     return;
   }
   if (auth.issuer === undefined) context.addIssue({ code: 'custom', path: ['issuer'], message: "is required: the identity provider whose tokens are accepted (or signIn, for Switchboard's own)" });

@@ -1,10 +1,11 @@
-// The team's OpenID Connect provider, as Switchboard's one confidential client there (openid-client,
+// The team's OpenID Connect provider, as a confidential client of Switchboard's there (openid-client,
 // OpenID Certified): discovery, the authorization URL with PKCE (S256), state and nonce, the code
-// exchange with its checks, and userinfo when the ID token lacks a claim the config maps. Nothing
-// here sends `resource` (Entra ID refuses it: AADSTS9010010); the provider's access token is used
-// for userinfo only and never leaves this file.
+// exchange with its checks, and then either the person's claims (sign-in mode's broker: the ID
+// token, completed from userinfo when it lacks a claim the config maps; the provider's access
+// token never leaves this file) or the access token itself (resource-server mode's browser
+// sign-in, auth.browserSignIn: a token for the gateway, which the caller checks as a bearer token).
+// `resource` is sent only when the config names one (Entra ID refuses it: AADSTS9010010).
 import * as oidc from 'openid-client';
-import type { SignInConfig } from '../config/sign-in.js';
 
 export interface PendingSignIn {
   readonly state: string;
@@ -31,13 +32,26 @@ export class SignInRefusedError extends Error {
 /** A failed discovery is tried again after this long, not on every sign-in meanwhile. */
 const RETRY_DISCOVERY_MS = 5_000;
 
+/** Switchboard's client at the provider: auth.signIn.provider, or auth.browserSignIn's. */
+export interface TeamProviderClient {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly scopes: readonly string[];
+  readonly authorizationParams: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  /** RFC 8707: sent on the authorization and token requests when set (never by sign-in mode). */
+  readonly resource?: string | undefined;
+}
+
 export class TeamProvider {
-  readonly #config: SignInConfig['provider'];
+  readonly #config: TeamProviderClient;
   readonly #callbackUrl: string;
   #discovered: Promise<oidc.Configuration> | undefined;
   #failedAt = 0;
 
-  constructor(config: SignInConfig['provider'], callbackUrl: string) {
+  /** `callbackUrl`: the redirect URI, unless `begin` is given another (the status page's, by origin). */
+  constructor(config: TeamProviderClient, callbackUrl: string) {
     this.#config = config;
     this.#callbackUrl = callbackUrl;
   }
@@ -47,13 +61,15 @@ export class TeamProvider {
   }
 
   /** Where to send the person's browser, and what to keep until it comes back. */
-  async begin(): Promise<{ url: string; pending: PendingSignIn }> {
+  async begin(redirectUri = this.#callbackUrl): Promise<{ url: string; pending: PendingSignIn }> {
     const configuration = await this.#configuration();
     const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() };
     const scopes = new Set(['openid', ...this.#config.scopes]);
+    const { resource } = this.#config;
     const url = oidc.buildAuthorizationUrl(configuration, {
       ...withoutResource(this.#config.authorizationParams),
-      redirect_uri: this.#callbackUrl,
+      ...(resource !== undefined && { resource }),
+      redirect_uri: redirectUri,
       response_type: 'code',
       scope: [...scopes].join(' '),
       code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
@@ -67,17 +83,7 @@ export class TeamProvider {
   /** The person's claims: the ID token's, completed from userinfo when `wanted` claims are missing. */
   async finish(callback: URL, pending: PendingSignIn, wanted: readonly string[]): Promise<Record<string, unknown>> {
     const configuration = await this.#configuration();
-    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
-    try {
-      tokens = await oidc.authorizationCodeGrant(configuration, callback, {
-        pkceCodeVerifier: pending.codeVerifier,
-        expectedState: pending.state,
-        expectedNonce: pending.nonce,
-        idTokenExpected: true,
-      });
-    } catch (error) {
-      throw classify(error, this.#config.issuer);
-    }
+    const tokens = await this.#exchange(configuration, callback, pending);
     const claims: Record<string, unknown> = { ...tokens.claims() };
     const missing = wanted.some((name) => valueAt(claims, name) === undefined);
     if (missing && configuration.serverMetadata().userinfo_endpoint && typeof claims.sub === 'string') {
@@ -89,6 +95,29 @@ export class TeamProvider {
       }
     }
     return claims;
+  }
+
+  /**
+   * The access token the provider issued (after the same checks as `finish`, the ID token's nonce
+   * included): for the caller to verify as a bearer token of the gateway, whose `sub` it then is.
+   */
+  async accessToken(callback: URL, pending: PendingSignIn): Promise<string> {
+    const tokens = await this.#exchange(await this.#configuration(), callback, pending);
+    return tokens.access_token;
+  }
+
+  async #exchange(configuration: oidc.Configuration, callback: URL, pending: PendingSignIn): Promise<oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers> {
+    const { resource } = this.#config;
+    try {
+      return await oidc.authorizationCodeGrant(
+        configuration,
+        callback,
+        { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true },
+        resource === undefined ? undefined : { resource },
+      );
+    } catch (error) {
+      throw classify(error, this.#config.issuer);
+    }
   }
 
   #configuration(): Promise<oidc.Configuration> {

@@ -116,37 +116,49 @@ export async function startSignInTeam(): Promise<SignInTeam> {
       return { gateway, idpClientId };
     },
     async clientApp(clientName) {
-      const callback = await startLoopbackCallback();
-      const app = { callback, provider: new TestOAuthClientProvider({ redirectUrl: callback.redirectUrl, ...(clientName !== undefined && { clientName }) }) };
+      const app = await newClientApp(clientName);
       apps.push(app);
       return app;
     },
-    async signInWithSdk(gateway, app, options) {
-      let visit: PersonVisit | undefined;
-      const client = await connectWithSignIn({
-        generation: options.generation,
-        ...(options.revision !== undefined && { revision: options.revision }),
-        ...(options.capabilities !== undefined && { capabilities: options.capabilities }),
-        ...(options.prepare !== undefined && { prepare: options.prepare }),
-        ...(options.fetch !== undefined && { fetch: options.fetch }),
-        url: gateway.url,
-        provider: app.provider,
-        callback: app.callback,
-        signIn: async (url) => {
-          visit = await personSignsIn(browser, url.href, { credentials: credentialsOf(options.account), returnTo: app.callback.redirectUrl, consent: options.consent });
-        },
-      });
-      if (visit === undefined) {
-        await client.close();
-        throw new Error('the client connected without a sign-in');
-      }
-      return { client, visit };
-    },
+    signInWithSdk: (gateway, app, options) => sdkSignIn(browser, gateway, app, options),
     async close() {
       await Promise.allSettled([...gateways.map((gateway) => gateway.close()), ...apps.map((app) => app.callback.stop()), browser.close()]);
       await idp.stop();
     },
   };
+}
+
+/** An MCP client application with a loopback callback of its own (stop its callback when done). */
+export async function newClientApp(clientName?: string): Promise<ClientApp> {
+  const callback = await startLoopbackCallback();
+  return { callback, provider: new TestOAuthClientProvider({ redirectUrl: callback.redirectUrl, ...(clientName !== undefined && { clientName }) }) };
+}
+
+/**
+ * An SDK client of `app` connecting to `gateway`, the person signing in in a fresh browser context
+ * at whatever authorization server the gateway names (Switchboard's in sign-in mode, the team's
+ * provider in resource-server mode, where `consent` is 'none').
+ */
+export async function sdkSignIn(browser: Browser, gateway: TestGateway, app: ClientApp, options: SdkSignInOptions): Promise<{ client: SignedInClient; visit: PersonVisit }> {
+  let visit: PersonVisit | undefined;
+  const client = await connectWithSignIn({
+    generation: options.generation,
+    ...(options.revision !== undefined && { revision: options.revision }),
+    ...(options.capabilities !== undefined && { capabilities: options.capabilities }),
+    ...(options.prepare !== undefined && { prepare: options.prepare }),
+    ...(options.fetch !== undefined && { fetch: options.fetch }),
+    url: gateway.url,
+    provider: app.provider,
+    callback: app.callback,
+    signIn: async (url) => {
+      visit = await personSignsIn(browser, url.href, { credentials: credentialsOf(options.account), returnTo: app.callback.redirectUrl, consent: options.consent });
+    },
+  });
+  if (visit === undefined) {
+    await client.close();
+    throw new Error('the client connected without a sign-in');
+  }
+  return { client, visit };
 }
 
 /** The gateway's sign-in audit lines of one step (`client-registered`, `token-refreshed`, ...). */

@@ -84,7 +84,7 @@ mcpServers:
     expect(problemAt(none, 'mcpServers.github.credentials')).toMatch(/exactly one of tokenExchange, perUser and connection/);
   });
 
-  it('takes connections for HTTP servers in sign-in mode only, sealed with credentialKey on Redis', () => {
+  it('takes connections for HTTP servers in sign-in mode or with browserSignIn, sealed with credentialKey on Redis', () => {
     const signIn = `
 server: {publicUrl: https://mcp.example.com/mcp}
 auth:
@@ -100,8 +100,24 @@ mcpServers:
     const problems = problemsOf(`${signIn}${servers}`);
     expect(problemAt(problems, 'mcpServers.local.credentials.connection')).toMatch(/for HTTP servers/);
     expect(problems.map((problem) => problem.path)).not.toContain('mcpServers.linear.credentials.connection');
-    expect(problemAt(problemsOf(`${AUTH}${servers}`), 'mcpServers.linear.credentials.connection')).toMatch(/needs auth\.signIn/);
+    expect(problemAt(problemsOf(`${AUTH}${servers}`), 'mcpServers.linear.credentials.connection')).toMatch(/needs auth\.browserSignIn \(or auth\.signIn\)/);
+    const browserSignIn = `${AUTH}  browserSignIn: {clientId: switchboard-pages, clientSecret: s3cret, scopes: ["api://switchboard/mcp"], secret: 0123456789abcdef0123456789abcdef}\n`;
+    expect(problemsOf(`${browserSignIn}${servers}`).map((problem) => problem.path)).not.toContain('mcpServers.linear.credentials.connection');
     expect(problemAt(problemsOf(`${signIn}${servers}sessions: {store: redis, redisUrl: "redis://r:6379"}\n`), 'sessions.credentialKey')).toMatch(/tokenExchange or connection/);
+  });
+
+  it('refuses browserSignIn beside signIn, and without a scope for the gateway', () => {
+    const both = problemsOf(`
+server: {publicUrl: https://mcp.example.com/mcp}
+auth:
+  signIn:
+    provider: {issuer: https://login.example.com, clientId: switchboard, clientSecret: s3cret}
+    secret: 0123456789abcdef0123456789abcdef
+  browserSignIn: {clientId: pages, clientSecret: s3cret, scopes: [mcp], secret: 0123456789abcdef0123456789abcdef}
+`);
+    expect(problemAt(both, 'auth.browserSignIn')).toMatch(/not with signIn/);
+    const noScope = problemsOf(`${AUTH}  browserSignIn: {clientId: pages, clientSecret: s3cret, scopes: [], secret: 0123456789abcdef0123456789abcdef}\n`);
+    expect(problemAt(noScope, 'auth.browserSignIn.scopes')).toMatch(/token for the gateway/);
   });
 
   it('keeps token exchange to HTTP servers and env to stdio ones', () => {

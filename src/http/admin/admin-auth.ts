@@ -3,7 +3,7 @@
 // plus the admin scope (config admin.scope). No token or a bad one: 401 with a Bearer challenge; a
 // valid token without the scope: 403 `insufficient_scope`. Every refusal is audited. The token is
 // read from the Authorization header only.
-// In sign-in mode, a browser without a token may bring the status page's session cookie instead
+// With a browser sign-in (sign-in mode, or auth.browserSignIn), a browser without a token may bring the status page's session cookie instead
 // (browser-sign-in.ts): a person asking for a page without one is sent to sign in; one signed in
 // without the admin scope gets a page saying who they are and what is missing; a request that
 // changes something needs the browser to say it comes from this origin (provenSameOrigin).
@@ -28,7 +28,7 @@ export interface AdminAuthOptions {
   /** The gateway's RFC 9728 metadata URL: where a client learns which authorization server to ask. */
   readonly resourceMetadata: string;
   readonly onRefused?: (event: AdminRefusalEvent) => void;
-  /** Sign-in mode: the status page's session cookies are opened with this. */
+  /** With a browser sign-in: the status page's session cookies are opened with this. */
   readonly sessions?: SessionSealer;
 }
 

@@ -33,9 +33,9 @@ export interface AdminAppOptions {
   readonly loopbackOnly: boolean;
 }
 
-/** Sign-in mode: people sign in to the status page in their browser (browser-sign-in.ts). */
+/** People sign in to the status page in their browser (browser-sign-in.ts): sign-in mode, or auth.browserSignIn. */
 export type AdminSignInOptions = Pick<BrowserSignInOptions, 'oauth' | 'pageOrigin'> & {
-  /** auth.signIn.secret: the session cookie's key is derived from it. */
+  /** auth.signIn.secret or auth.browserSignIn.secret: the session cookie's key is derived from it. */
   readonly secret: string;
 };
 

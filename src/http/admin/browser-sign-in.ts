@@ -1,9 +1,11 @@
-// Signing a person in to the status page (sign-in mode): authorization code with PKCE (S256) and
-// state at the gateway's own authorization server, as the built-in client status-client.ts names
-// (the OAuth part is signin/status-page-client.ts; this file is its HTTP side). The code is
-// exchanged at the gateway's local address, and the access token is checked with the same verifier
-// as bearer tokens before the session cookie is set. Routes: GET /signin, GET /signin/callback,
-// POST /signout, GET /signed-out.
+// Signing a person in to Switchboard's pages in a browser (the status page, and the connections
+// pages with other names): authorization code with PKCE (S256) and state, at the gateway's own
+// authorization server in sign-in mode (a built-in client, signin/status-page-client.ts), or in
+// resource-server mode at the team's provider as auth.browserSignIn's confidential client (with a
+// nonce too, signin/team-provider-pages.ts). Either way the access token the code is exchanged for
+// is checked with the same verifier as bearer tokens before the session cookie is set, so the
+// browser is the principal (`sub`) the person's MCP client is. This file is the HTTP side. Routes:
+// GET /signin, GET /signin/callback, POST /signout, GET /signed-out.
 import type { Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { TokenVerifier } from '../../auth/token-verifier.js';
@@ -23,10 +25,21 @@ const PENDING_COOKIE = '__Host-switchboard-signin';
 /** The loopback names the built-in client's redirect URIs are registered with. */
 const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** The status page's OAuth client (signin/status-page-client.ts, loaded only in sign-in mode). */
+/** What a sign-in keeps until the browser comes back: state, PKCE verifier, and the OpenID nonce where one was sent. */
+export interface PendingAuthorization {
+  readonly state: string;
+  readonly verifier: string;
+  readonly nonce?: string;
+}
+
+/**
+ * The pages' OAuth client: signin/status-page-client.ts (sign-in mode) or
+ * signin/team-provider-pages.ts (resource-server mode), loaded only when configured.
+ */
 export interface StatusPageOAuth {
-  begin(redirectUri: string): Promise<{ readonly url: string; readonly state: string; readonly verifier: string }>;
-  finish(callback: URL, pending: { readonly state: string; readonly verifier: string }): Promise<{ readonly accessToken: string } | { readonly refused: string }>;
+  /** Where to send the browser; `unavailable` when the authorization server cannot be used now (said to the person, 503). */
+  begin(redirectUri: string): Promise<({ readonly url: string } & PendingAuthorization) | { readonly unavailable: string }>;
+  finish(callback: URL, pending: PendingAuthorization): Promise<{ readonly accessToken: string } | { readonly refused: string }>;
 }
 
 export interface BrowserSignInOptions {
@@ -84,8 +97,13 @@ export function browserSignIn<E extends AppEnv>(app: Hono<E>, options: BrowserSi
       return page(c, 400, signInErrorPage('Sign-in needs https', `The session cookie is Secure, which a browser keeps only on https or loopback; ${origin} is neither. Serve the status page over https.`));
     }
     const redirectUri = `${origin}${names.callback}`;
-    const { url, state, verifier: codeVerifier } = await oauth.begin(redirectUri);
-    const sealed = await sealer.sealPending({ state, verifier: codeVerifier, redirectUri, returnTo: safeReturnPath(c.req.query('return'), names.home) });
+    const begun = await oauth.begin(redirectUri);
+    if ('unavailable' in begun) {
+      audit(c, { action: 'sign-in', outcome: 'error', reason: begun.unavailable });
+      return page(c, 503, signInErrorPage('Sign-in is not available now', `${begun.unavailable}. Try again in a moment; if it goes on, tell the gateway's operator.`));
+    }
+    const { url, state, verifier: codeVerifier, nonce } = begun;
+    const sealed = await sealer.sealPending({ state, verifier: codeVerifier, ...(nonce !== undefined && { nonce }), redirectUri, returnTo: safeReturnPath(c.req.query('return'), names.home) });
     // Lax: the authorization server sends the browser back with a top-level GET, which carries it.
     setCookie(c, names.pendingCookie, sealed, { httpOnly: true, secure: true, sameSite: 'Lax', path: '/', maxAge: PENDING_SECONDS });
     c.header('cache-control', 'no-store');
@@ -170,6 +188,6 @@ function secureContext(origin: string): boolean {
   return url.protocol === 'https:' || isLoopbackHost(url.hostname);
 }
 
-function page<E extends AppEnv>(c: Context<E>, status: 200 | 400, rendered: { html: string; csp: string }): Response {
+function page<E extends AppEnv>(c: Context<E>, status: 200 | 400 | 503, rendered: { html: string; csp: string }): Response {
   return c.html(rendered.html, status, pageHeaders(rendered));
 }

@@ -2,8 +2,9 @@
 // loopback by default, or, with `onServerPort`, the MCP port (its paths keep precedence there). With
 // `auth`, both need a token for the gateway's audience that carries admin.scope; without it, anyone
 // who can reach the listener can act, which is logged as a warning unless it is bound to loopback.
-// In sign-in mode (auth.signIn) a person may also sign in to the page in a browser (browser-sign-in.ts),
-// as the built-in client status-client.ts describes; resource-server mode stays bearer-only.
+// A person may also sign in to the page in a browser (browser-sign-in.ts): in sign-in mode (auth.signIn)
+// as the built-in client status-client.ts describes; in resource-server mode with auth.browserSignIn,
+// at the team's provider. Resource-server mode without it stays bearer-only.
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { OperatorSources } from '../../admin/sources.js';
@@ -37,23 +38,24 @@ export interface AdminSetupDeps {
   readonly access: AccessControl;
   /** The MCP app, for admin.onServerPort. */
   readonly mcpApp: { fetch: Fetch };
-  /** Sign-in mode: the status page's OAuth client of the gateway's own authorization server. */
-  readonly statusPage?: StatusPageOAuth & { useLocalOrigin(origin: string): void };
+  /** The status page's OAuth client (compose/pages-sign-in.ts); sign-in mode's exchanges its code on the MCP listener (`useLocalOrigin`). */
+  readonly statusPage?: StatusPageOAuth & { useLocalOrigin?(origin: string): void };
+  /** With statusPage: the secret its cookies are sealed with (auth.signIn.secret or auth.browserSignIn.secret). */
+  readonly pagesSecret?: string;
 }
 
 /** The paths of the admin app; on the MCP port, only those the MCP side does not serve itself. */
 const ADMIN_PATH = /^\/(status|api\/.*|signin|signin\/callback|signout|signed-out)$/;
 
-export function startAdminListener(config: Config, { sources, logger, access, mcpApp, statusPage }: AdminSetupDeps): AdminSetup {
+export function startAdminListener(config: Config, { sources, logger, access, mcpApp, statusPage, pagesSecret }: AdminSetupDeps): AdminSetup {
   const { admin, server } = config;
   const host = admin.onServerPort ? server.host : admin.host;
   const loopbackOnly = isLoopbackHost(host);
   if (config.auth && !access.verifier) throw new Error('startAdminListener: auth is configured but the access control has no verifier');
-  const signInSecret = config.auth?.signIn?.secret;
   const signIn: AdminSignInOptions | undefined =
-    statusPage !== undefined && signInSecret !== undefined ? { secret: signInSecret, oauth: statusPage, pageOrigin: fixedPageOrigin(config) } : undefined;
-  // Where the MCP listener is bound, once it is: the status page's sign-in exchanges its code there.
-  const boundAt = (mcpUrl: string) => statusPage?.useLocalOrigin(localOriginOf(mcpUrl));
+    statusPage !== undefined && pagesSecret !== undefined ? { secret: pagesSecret, oauth: statusPage, pageOrigin: fixedPageOrigin(config) } : undefined;
+  // Where the MCP listener is bound, once it is: sign-in mode's status page exchanges its code there.
+  const boundAt = (mcpUrl: string) => statusPage?.useLocalOrigin?.(localOriginOf(mcpUrl));
   const app = createAdminApp({
     sources,
     logger,
@@ -63,7 +65,7 @@ export function startAdminListener(config: Config, { sources, logger, access, mc
         auth: { verifier: access.verifier, scope: admin.scope, resourceMetadata: resourceMetadataUrl(server.publicUrl), ...(signIn && { signIn }) },
       }),
   });
-  if (signIn && !Object.hasOwn(config.auth?.signIn?.scopeGrants ?? {}, admin.scope)) {
+  if (signIn && config.auth?.signIn && !Object.hasOwn(config.auth.signIn.scopeGrants, admin.scope)) {
     logger.warn(
       { scope: admin.scope },
       'sign-in mode without auth.signIn.scopeGrants for admin.scope: anyone who can sign in at the identity provider is granted it, and can use the status page and the admin API',

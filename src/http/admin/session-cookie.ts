@@ -27,6 +27,8 @@ export interface AdminSession {
 export interface PendingSignIn {
   readonly state: string;
   readonly verifier: string;
+  /** The OpenID nonce, when the sign-in is at the team's provider (resource-server mode). */
+  readonly nonce?: string;
   readonly redirectUri: string;
   readonly returnTo: string;
 }
@@ -78,9 +80,9 @@ export class SessionSealer {
 
   async openPending(sealed: string): Promise<PendingSignIn | undefined> {
     const payload = await this.#open(sealed, this.#pending, `switchboard-${this.kind}-sign-in`);
-    const { state, verifier, redirectUri, returnTo } = payload ?? {};
+    const { state, verifier, nonce, redirectUri, returnTo } = payload ?? {};
     if (typeof state !== 'string' || typeof verifier !== 'string' || typeof redirectUri !== 'string' || typeof returnTo !== 'string') return undefined;
-    return { state, verifier, redirectUri, returnTo };
+    return { state, verifier, ...(typeof nonce === 'string' && { nonce }), redirectUri, returnTo };
   }
 
   async #open(sealed: string, key: Uint8Array, typ: string): Promise<Record<string, unknown> | undefined> {

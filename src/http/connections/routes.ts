@@ -2,8 +2,9 @@
 // page (GET /connections, with its connect links and disconnect forms under /connections/servers/),
 // the connect link a client was given (GET /connections/connect/<id>), the upstream's callback, and
 // the client ID metadata document Switchboard publishes for the upstreams' authorization servers. The browser
-// must be signed in (sign-in mode's own sign-in, as the status page's: a built-in client of the
-// gateway's authorization server and a sealed session cookie) as the person the link was made for.
+// must be signed in, as the status page's is (a sealed session cookie, from a built-in client of the
+// gateway's authorization server in sign-in mode, or auth.browserSignIn's client of the team's
+// provider in resource-server mode), as the person the link was made for.
 import type { Context, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { UpstreamAuthorizationError } from '../../connections/authorization-discovery.js';
