@@ -19,7 +19,7 @@ import { audienceMatches } from './audience.js';
 import { ExpiringCache } from './expiring-cache.js';
 import type { Introspect, IntrospectionAnswer } from './introspection-client.js';
 import type { Principal } from './principal.js';
-import { principalFromClaims } from './principal-from-claims.js';
+import { principalFromClaims, subjectOf } from './principal-from-claims.js';
 import { TokenRejectedError, type SharedKeysVerifier, type TokenVerifier } from './token-verifier.js';
 
 /** Enough for every live token of a large team; each entry is a few hundred bytes. */
@@ -33,6 +33,8 @@ export interface IntrospectionVerifierOptions {
   /** How long an active answer is reused, at most; 0: never. */
   readonly cacheSeconds: number;
   readonly clockToleranceSeconds?: number;
+  /** The claim that names the person (auth.subjectClaim); default `sub`. */
+  readonly subjectClaim?: string;
   readonly maxCachedTokens?: number;
 }
 
@@ -85,7 +87,9 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
     const { sub } = answer;
     if (typeof sub !== 'string' || sub === '') throw new TokenRejectedError('the token has no subject (sub)');
     const claims: JWTPayload & { sub: string } = { ...answer, sub };
-    return principalFromClaims(claims, new AccessToken(token));
+    const subject = subjectOf(claims, options.subjectClaim);
+    if (subject === undefined) throw new TokenRejectedError(`the token does not name the person (${options.subjectClaim ?? 'sub'} claim, auth.subjectClaim)`);
+    return principalFromClaims(claims, new AccessToken(token), subject);
   }
 
   const verifierFor = (audience: string | readonly string[]): TokenVerifier => {

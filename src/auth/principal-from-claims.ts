@@ -5,13 +5,22 @@ import type { JWTPayload } from 'jose';
 import type { AccessToken } from './access-token.js';
 import type { Principal } from './principal.js';
 
-export function principalFromClaims(claims: JWTPayload & { sub: string }, token?: AccessToken): Principal {
+export function principalFromClaims(claims: JWTPayload & { sub: string }, token?: AccessToken, subject: string = claims.sub): Principal {
   return Object.freeze({
-    sub: claims.sub,
+    sub: subject,
     scopes: Object.freeze(scopesOf(claims)),
     claims: Object.freeze({ ...claims }),
     ...(token && { token }),
   });
+}
+
+/**
+ * The person a token names: its `sub`, or the claim auth.subjectClaim names (Entra ID's `oid`, since
+ * its `sub` is pairwise, another value in each client app's tokens). Undefined when it is missing.
+ */
+export function subjectOf(claims: JWTPayload, subjectClaim = 'sub'): string | undefined {
+  const value = claims[subjectClaim];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 export function scopesOf(claims: JWTPayload): string[] {

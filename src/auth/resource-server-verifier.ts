@@ -14,13 +14,15 @@ export interface ResourceServerVerifierOptions {
   readonly jwksUri?: string | undefined;
   readonly introspection?: IntrospectionConfig | undefined;
   readonly clockToleranceSeconds?: number;
+  /** auth.subjectClaim: the claim that names the person; default `sub`. */
+  readonly subjectClaim?: string | undefined;
   readonly jwksCooldownMs?: number;
   /** Told of each failed introspection call (once per call, however many requests waited on it). */
   readonly onIntrospectionUnavailable?: (error: IntrospectionUnavailableError) => void;
 }
 
 export function createResourceServerVerifier(options: ResourceServerVerifierOptions): SharedKeysVerifier {
-  const { issuer, audience, jwksUri, introspection, clockToleranceSeconds, jwksCooldownMs } = options;
+  const { issuer, audience, jwksUri, introspection, clockToleranceSeconds, jwksCooldownMs, subjectClaim } = options;
   const jwt =
     jwksUri === undefined
       ? undefined
@@ -29,6 +31,7 @@ export function createResourceServerVerifier(options: ResourceServerVerifierOpti
           audience,
           keys: { jwksUri },
           ...(clockToleranceSeconds !== undefined && { clockToleranceSeconds }),
+          ...(subjectClaim !== undefined && { subjectClaim }),
           ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
         });
   const opaque =
@@ -40,6 +43,7 @@ export function createResourceServerVerifier(options: ResourceServerVerifierOpti
           introspect: reported(introspectionClient(introspection), options.onIntrospectionUnavailable),
           cacheSeconds: introspection.cacheSeconds,
           ...(clockToleranceSeconds !== undefined && { clockToleranceSeconds }),
+          ...(subjectClaim !== undefined && { subjectClaim }),
         });
   if (jwt && opaque) return byShape(jwt, opaque);
   const only = jwt ?? opaque;

@@ -8,7 +8,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTP
 import { AccessToken } from './access-token.js';
 import { audienceMatches } from './audience.js';
 import type { Principal } from './principal.js';
-import { principalFromClaims } from './principal-from-claims.js';
+import { principalFromClaims, subjectOf } from './principal-from-claims.js';
 
 /**
  * Only public-key signatures. Never `none`, and never an HMAC algorithm: with HS256 a verifier
@@ -38,6 +38,8 @@ export interface TokenVerifierOptions {
    */
   readonly keys: { readonly jwksUri: string } | { readonly lookup: JWTVerifyGetKey };
   readonly clockToleranceSeconds?: number;
+  /** The claim that names the person (auth.subjectClaim); default `sub`. */
+  readonly subjectClaim?: string;
   /** How long after a JWKS fetch an unknown `kid` may not trigger another (jose's default: 30 s). */
   readonly jwksCooldownMs?: number;
   /** How long fetched keys are trusted before they are fetched again. */
@@ -124,7 +126,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): SharedKeysVe
     }
     if (!audienceMatches(payload.aud, audiences)) throw new TokenRejectedError('the token is not for this resource (aud)');
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejectedError('the token has no subject (sub)');
-    return principalFromClaims(payload as JWTPayload & { sub: string }, new AccessToken(token));
+    const subject = subjectOf(payload, options.subjectClaim);
+    if (subject === undefined) throw new TokenRejectedError(`the token does not name the person (${options.subjectClaim ?? 'sub'} claim, auth.subjectClaim)`);
+    return principalFromClaims(payload as JWTPayload & { sub: string }, new AccessToken(token), subject);
   }
 
   return { ...verifierFor(options.audience), withAudience: verifierFor };

@@ -352,6 +352,13 @@ const authSection = z
     signIn: signInSection.optional(),
     browserSignIn: browserSignInSection.optional(),
     requiredScopes: z.array(z.string().min(1)).default([]).describe('Scopes every token needs; without one: 403.'),
+    subjectClaim: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "With `issuer`: the claim that names the person in the provider's tokens, which sessions, rate limits, policy `when.sub`, per-user credentials and connections are keyed by; default `sub`. Entra ID: `oid` (its `sub` is pairwise: one person has another `sub` in each client app's tokens). Not with `signIn`, whose tokens carry the mapped `claims.sub` as `sub`.",
+      ),
     authorizationServers: z
       .array(z.url({ error: 'must be a URL' }))
       .optional()
@@ -366,11 +373,11 @@ const authSection = z
 // Two modes: the tokens of the team's provider (`issuer` + `jwksUri` and/or `introspection`), or
 // Switchboard's own (`signIn`). Both at once would leave it unclear whose tokens count.
 function authModeProblems(
-  auth: { issuer?: string | undefined; jwksUri?: string | undefined; introspection?: unknown; signIn?: unknown; browserSignIn?: unknown; authorizationServers?: unknown },
+  auth: { issuer?: string | undefined; jwksUri?: string | undefined; introspection?: unknown; signIn?: unknown; browserSignIn?: unknown; authorizationServers?: unknown; subjectClaim?: unknown },
   context: z.RefinementCtx,
 ): void {
   if (auth.signIn !== undefined) {
-    for (const key of ['issuer', 'jwksUri', 'introspection', 'authorizationServers'] as const) {
+    for (const key of ['issuer', 'jwksUri', 'introspection', 'authorizationServers', 'subjectClaim'] as const) {
       if (auth[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'not with signIn: Switchboard issues the tokens itself and is their authorization server' });
     }
     if (auth.browserSignIn !== undefined) context.addIssue({ code: 'custom', path: ['browserSignIn'], message: "not with signIn: browsers sign in through Switchboard's own authorization server there" });

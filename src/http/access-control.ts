@@ -91,6 +91,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
           jwksUri: auth.jwksUri,
           introspection: auth.introspection,
           clockToleranceSeconds: auth.clockToleranceSeconds,
+          subjectClaim: auth.subjectClaim,
           ...(jwksCooldownMs !== undefined && { jwksCooldownMs }),
           onIntrospectionUnavailable: (error) => logger.warn({ err: error.message }, 'tokens cannot be introspected: requests whose token needs introspection get 503'),
         });

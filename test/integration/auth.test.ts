@@ -219,3 +219,44 @@ describe('the audit trail', () => {
     expect(JSON.stringify(gateway.logs)).not.toContain(sessionId);
   });
 });
+
+describe('auth.subjectClaim (a provider whose sub is pairwise, as Entra ID)', () => {
+  let pairwise: TestGateway;
+
+  beforeAll(async () => {
+    pairwise = await startGateway({
+      server: { publicUrl: PUBLIC_URL },
+      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri, requiredScopes: ['mcp'], subjectClaim: 'oid' },
+      mcpServers: { everything: everythingStdio() },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await pairwise?.close();
+  });
+
+  it('knows the person by that claim: two client apps\' tokens of one person share a session, another person\'s do not', async () => {
+    const fromOneApp = await issuer.token({ scope: 'mcp', sub: 'pairwise-in-app-1', oid: 'ada-object-id' });
+    const init = await initializeWith(bearer(fromOneApp), pairwise.url);
+    const sessionId = init.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+    const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
+    const fromAnotherApp = await issuer.token({ scope: 'mcp', sub: 'pairwise-in-app-2', oid: 'ada-object-id' });
+    expect((await rawPost(pairwise.url, ping, { sessionId, headers: bearer(fromAnotherApp) })).status).toBe(200);
+    // The same sub with another oid is someone else.
+    const someoneElse = await issuer.token({ scope: 'mcp', sub: 'pairwise-in-app-1', oid: 'bob-object-id' });
+    expect((await rawPost(pairwise.url, ping, { sessionId, headers: bearer(someoneElse) })).status).toBe(404);
+
+    await rawPost(pairwise.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: bearer(fromOneApp) });
+    const call = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hi' } } };
+    expect((await rawPost(pairwise.url, call, { sessionId, headers: bearer(fromAnotherApp) })).status).toBe(200);
+    expect(pairwise.logs.filter((line) => line.audit === true && line.method === 'tools/call').map((line) => line.sub)).toEqual(['ada-object-id']);
+  });
+
+  it('refuses a token without the claim, saying which', async () => {
+    const response = await initializeWith(bearer(await issuer.token({ scope: 'mcp', sub: 'pairwise-only' })), pairwise.url);
+    expect(response.status).toBe(401);
+    expect(challenge(response)).toMatch(/error="invalid_token"/);
+    expect(challenge(response)).toContain('oid claim, auth.subjectClaim');
+  });
+});
