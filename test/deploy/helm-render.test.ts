@@ -245,7 +245,7 @@ describe('the Helm chart, rendered by helm', () => {
     expect(valueAt(fullCase().values, 'service.type')).toBe('LoadBalancer'); // and the admin Service stays ClusterIP
   });
 
-  it('routes the sign-in endpoints through the Ingress in sign-in mode, and only then', async () => {
+  it('routes the sign-in endpoints through the Ingress in sign-in mode, and the Connections pages with connections, and only then', async () => {
     const pathsOf = (objects: readonly PlainObject[]) =>
       ofKind(objects, 'Ingress').flatMap((ingress) =>
         (valueAt(ingress, 'spec.rules') as PlainObject[]).flatMap((rule) => (valueAt(rule, 'http.paths') as PlainObject[]).map((path) => path.path)),
@@ -258,6 +258,10 @@ describe('the Helm chart, rendered by helm', () => {
     const withSignIn = await render(['--set', 'ingress.enabled=true', '--set-json', `config=${JSON.stringify({ ...(valueAt(defaults(), 'config') as PlainObject), ...signIn })}`]);
     expect(pathsOf(withSignIn)).toEqual(['/mcp', '/.well-known/oauth-protected-resource', '/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
     expect(pathsOf(await render(['--set', 'ingress.enabled=true']))).toEqual(['/mcp', '/.well-known/oauth-protected-resource']);
+    // A server whose credentials are connections: the people's Connections pages and callbacks too.
+    const connections = { ...signIn, mcpServers: { linear: { url: 'https://mcp.linear.app/mcp', credentials: { connection: {} } } } };
+    const withConnections = await render(['--set', 'ingress.enabled=true', '--set-json', `config=${JSON.stringify({ ...(valueAt(defaults(), 'config') as PlainObject), ...connections })}`]);
+    expect(pathsOf(withConnections)).toEqual(['/mcp', '/.well-known/oauth-protected-resource', '/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/connections']);
   });
 
   it('lets only networkPolicy.adminFrom reach the admin port through the NetworkPolicy', async () => {
