@@ -2,6 +2,8 @@
 // sessions' store (memory, or the same Redis under `{keyPrefix}signin:`), its registration limiter,
 // and the MCP endpoints it issues tokens for. Built before the HTTP side, whose token check uses
 // its keys.
+import { clientAddressOf } from '../http/client-address.js';
+import { TrustedProxies } from '../http/trusted-proxies.js';
 import type { Config } from '../config/schema.js';
 import { createKeyValueStore } from '../session/create-key-value.js';
 import { tokenScopes } from '../config/token-scopes.js';
@@ -40,6 +42,7 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
   try {
     // Loaded only in sign-in mode: a gateway without it never loads the authorization server.
     const { SignIn } = await import('../signin/sign-in.js');
+    const trustedProxies = new TrustedProxies(config.server.trustedProxies);
     signIn = await SignIn.start({
       issuer: new URL(config.server.publicUrl).origin,
       config: signInConfig,
@@ -49,6 +52,8 @@ export async function startSignIn(config: Config, logger: Logger): Promise<SignI
       // The status page signs people in as a client of this authorization server (http/admin/).
       builtInClients: [...(config.admin.enabled ? [statusPageClient(config)] : []), ...(usesConnections(config) ? [personPagesClient(config)] : [])],
       audit: auditSignIn(logger),
+      // The same proxies the access control believes (http/access-control.ts), from the same setting.
+      clientAddress: (request) => clientAddressOf(request, trustedProxies),
       onError: (error, message) => logger.error({ err: error }, message),
     });
     if (config.admin.enabled) {

@@ -3,6 +3,7 @@
 // The loader (load.ts) does what needs more than the parsed tree: ${VAR} interpolation, the aliases
 // of other MCP clients' files, PORT/HOST/REDIS_URL and command-line overrides.
 import { z } from 'zod';
+import { isAddressOrRange } from './trusted-proxies.js';
 import { credentialsSection } from './credentials.js';
 import { introspectionSection } from './introspection.js';
 import { lenientBoolean, lenientNumber } from './lenient.js';
@@ -215,6 +216,12 @@ export const serverObject = z
       .array(z.string().regex(ORIGIN_PATTERN, 'must be scheme://host[:port], with "*" as the port or "*." before the host for any, or "*" alone'))
       .optional()
       .describe('The `Origin` allow-list: `https://app.example.com`, `http://localhost:*` (any port), `https://*.example.com` (any subdomain) or `*`. Unset: loopback origins only.'),
+    trustedProxies: z
+      .array(z.string().refine(isAddressOrRange, 'must be an IP address or a CIDR range, e.g. 10.0.0.0/8 or fd00::/8'))
+      .default([])
+      .describe(
+        "The proxies in front of the gateway (an Ingress controller's pods, a load balancer), as addresses or CIDR ranges: from a peer in them, the right-most `X-Forwarded-For` entry that is not one of them is the client's address, for anonymous rate limits, registration limits and the audit trail. Empty (the default): forwarding headers are never read, since any client can write them.",
+      ),
     maxBodyBytes: lenientNumber(z.number().int().positive()).default(4 * 1024 * 1024).describe('Larger request bodies get 413.'),
     shutdownTimeoutSeconds: lenientNumber(z.number().positive()).default(25).describe('How long in-flight requests get after SIGTERM.'),
     // The 2024-11-05 HTTP+SSE transport for the oldest clients; "" turns it off.

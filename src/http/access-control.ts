@@ -15,6 +15,7 @@ import { bearerAuth, type BearerAuth } from './middleware/bearer-auth.js';
 import { originCheck, type OriginCheck } from './middleware/origin-guard.js';
 import { rateLimitCheck, type RateLimitCheck } from './middleware/rate-limit.js';
 import { isLoopbackHost } from './origin-patterns.js';
+import { TrustedProxies } from './trusted-proxies.js';
 import type { WellKnownRouteOptions } from './routes/well-known.js';
 import type { JWTVerifyGetKey } from 'jose';
 
@@ -36,6 +37,8 @@ export interface AccessControl {
   readonly endpoints?: ReadonlyMap<string, EndpointAccess>;
   /** With auth: the verifier of tokens for the gateway's audience (the admin listener checks its tokens with it too). */
   readonly verifier?: SharedKeysVerifier;
+  /** server.trustedProxies: who is believed about the client's address (trusted-proxies.ts). */
+  readonly trustedProxies: TrustedProxies;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
     onRefused,
   });
 
+  const trustedProxies = new TrustedProxies(server.trustedProxies);
   const limiter = rateLimiter ?? createRateLimiter(config, logger);
   const limit = limiter && rateLimitCheck({ limiter, onRefused });
 
@@ -74,7 +78,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
     if (!loopbackBind) {
       logger.warn({ host: server.host }, 'no auth section: anyone who can reach this address can use every upstream');
     }
-    return { origin, ...(limit && { rateLimit: limit }), close: async () => limiter?.close() };
+    return { origin, trustedProxies, ...(limit && { rateLimit: limit }), close: async () => limiter?.close() };
   }
 
   const { auth } = config;
@@ -124,6 +128,7 @@ export function createAccessControl(config: Config, { logger, jwksCooldownMs, ra
   }
   return {
     origin,
+    trustedProxies,
     auth: bearerAuth({ verifier, resourceMetadata, requiredScopes: auth.requiredScopes, ...challengeScopes(), onRefused }),
     ...(limit && { rateLimit: limit }),
     wellKnown: {

@@ -2,6 +2,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import type { HttpRequestTrace } from './request-trace.js';
+import type { TrustedProxies } from './trusted-proxies.js';
 
 export interface AppEnv {
   Variables: {
@@ -21,5 +22,7 @@ export interface AppEnv {
     messageId: JsonRpcId | undefined;
     /** The request's span, on an MCP path while tracing is on (middleware/trace-requests.ts). */
     trace: HttpRequestTrace | undefined;
+    /** server.trustedProxies, when some are configured (client-address.ts). */
+    trustedProxies: TrustedProxies | undefined;
   };
 }

@@ -19,6 +19,7 @@ import { observeRequests, RequestRecorder } from './middleware/observe-requests.
 import { postListener, type MessagePath } from './fast-path/post-listener.js';
 import { McpPost } from './fast-path/mcp-post.js';
 import { requestId } from './middleware/request-id.js';
+import { trustProxies } from './client-address.js';
 import { traceRequests } from './middleware/trace-requests.js';
 import type { Tracing } from '../observe/tracing/tracing.js';
 import { registerHealthRoutes, type HealthRouteOptions } from './routes/health.js';
@@ -124,14 +125,23 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
           recorder,
           maxBodyBytes: options.maxBodyBytes,
           logger: options.logger,
-          ...(options.access && { origin: options.access.origin }),
+          ...(options.access && { origin: options.access.origin, trustedProxies: options.access.trustedProxies }),
           ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }),
           ...(options.drain && { drain: options.drain }),
           ...(options.tracing && { tracing: options.tracing }),
           unavailable,
         },
         options.signIn
-          ? signInListener({ ...options.signIn, recorder, logger: options.logger, ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }) }, next)
+          ? signInListener(
+              {
+                ...options.signIn,
+                recorder,
+                logger: options.logger,
+                ...(options.access && { trustedProxies: options.access.trustedProxies }),
+                ...(options.access?.rateLimit && { rateLimit: options.access.rateLimit }),
+              },
+              next,
+            )
           : next,
       ),
   };
@@ -139,6 +149,7 @@ export function createHttpListeners(options: AppOptions): HttpListeners {
 
 function createApp(options: AppOptions, recorder: RequestRecorder, legacyPaths: readonly string[], unavailable: StoreUnavailableAnswer): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  if (options.access?.trustedProxies.any) app.use('*', trustProxies(options.access.trustedProxies));
   app.use('*', requestId());
   const endpoints = options.endpoints ?? [];
   app.use('*', observeRequests(recorder));

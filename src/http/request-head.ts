@@ -14,7 +14,7 @@ export interface RequestHead {
   /** A request header by its lower-case name. */
   header(name: string): string | undefined;
   readonly requestId: string | undefined;
-  /** The peer address of the connection (never a forwarding header: any client can write those). */
+  /** The client's address: the connection's peer, or what a trusted proxy forwarded (trusted-proxies.ts). */
   clientAddress(): string;
   /** Whether the body is still unread: a refusal then closes the connection (refusal.ts). */
   bodyUnread(): boolean;

@@ -2,6 +2,7 @@
 // issued or refreshed, a refresh token used twice, a revocation) joined to the steps of ours (signed
 // in, consented) in one shape, written by observe/audit.ts. No token, code or verifier: ids of
 // clients and people only.
+import type { IncomingMessage } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
@@ -29,8 +30,12 @@ export interface SignInAuditEvent {
   readonly client?: string;
 }
 
-export function signInAuditEvents(provider: Provider, audit: (event: SignInAuditEvent) => void): void {
-  const address = (ctx: KoaContextWithOIDC) => ctx.req.socket.remoteAddress ?? '';
+export function signInAuditEvents(
+  provider: Provider,
+  audit: (event: SignInAuditEvent) => void,
+  clientAddress: (request: IncomingMessage) => string = (request) => request.socket.remoteAddress ?? '',
+): void {
+  const address = (ctx: KoaContextWithOIDC) => clientAddress(ctx.req);
   provider.on('registration_create.success', (ctx: KoaContextWithOIDC, client: { clientId: string }) => {
     audit({ event: 'client-registered', clientId: client.clientId, client: address(ctx) });
   });

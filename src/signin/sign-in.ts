@@ -2,6 +2,7 @@
 // the people who signed in, and the two steps a person's browser takes, signing in at the team's
 // provider and consenting. The HTTP layer (http/sign-in/) routes requests here; every step keeps
 // its state in the key-value store, so any replica serves any step.
+import type { IncomingMessage } from 'node:http';
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
@@ -29,6 +30,8 @@ export interface SignInOptions {
   readonly builtInClients?: readonly BuiltInClient[];
   readonly errorPage: (error: string, description: string) => { readonly html: string; readonly csp: string };
   readonly audit: (event: SignInAuditEvent) => void;
+  /** The client's address of a request, for the audit lines (http/client-address.ts: a trusted proxy's forwarding believed). */
+  readonly clientAddress?: (request: IncomingMessage) => string;
   /** Told when building the authorization server with new keys fails (the old one keeps serving). */
   readonly onError: (error: unknown, message: string) => void;
 }
@@ -262,7 +265,7 @@ export class SignIn {
       errorPage: this.#options.errorPage,
       ...(this.#options.builtInClients && { builtInClients: this.#options.builtInClients }),
     });
-    signInAuditEvents(provider, this.#options.audit);
+    signInAuditEvents(provider, this.#options.audit, this.#options.clientAddress);
     provider.on('server_error', (_ctx: KoaContextWithOIDC, error: unknown) => this.#options.onError(error, 'the authorization server failed a request'));
     this.#provider = provider;
   }

@@ -14,6 +14,8 @@ import type { TokenVerifier } from '../../auth/token-verifier.js';
 import { auditAdmin, type AdminActionEvent } from '../../observe/audit.js';
 import type { Logger } from '../../observe/logger.js';
 import { clientAddress } from '../client-address.js';
+import { trustProxies } from '../client-address.js';
+import type { TrustedProxies } from '../trusted-proxies.js';
 import { requestId } from '../middleware/request-id.js';
 import { adminAccessLines } from './access-lines.js';
 import { adminAuth } from './admin-auth.js';
@@ -31,6 +33,8 @@ export interface AdminAppOptions {
   readonly auth?: { readonly verifier: TokenVerifier; readonly scope: string; readonly resourceMetadata: string; readonly signIn?: AdminSignInOptions };
   /** The listener is bound to loopback: Host headers must name a loopback host. */
   readonly loopbackOnly: boolean;
+  /** server.trustedProxies: who is believed about the client's address (the access and audit lines); default none. */
+  readonly trustedProxies?: TrustedProxies;
 }
 
 /** People sign in to the status page in their browser (browser-sign-in.ts): sign-in mode, or auth.browserSignIn. */
@@ -42,9 +46,10 @@ export type AdminSignInOptions = Pick<BrowserSignInOptions, 'oauth' | 'pageOrigi
 /** Preview bodies are a principal's claims: small. */
 const MAX_JSON_BYTES = 64 * 1024;
 
-export function createAdminApp({ sources, logger, auth, loopbackOnly }: AdminAppOptions): Hono<AdminEnv> {
+export function createAdminApp({ sources, logger, auth, loopbackOnly, trustedProxies }: AdminAppOptions): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   const audit = auditAdmin(logger);
+  if (trustedProxies?.any) app.use('*', trustProxies(trustedProxies));
   app.use('*', requestId());
   app.use('*', adminAccessLines(logger));
   app.use(

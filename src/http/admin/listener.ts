@@ -60,6 +60,7 @@ export function startAdminListener(config: Config, { sources, logger, access, mc
     sources,
     logger,
     loopbackOnly,
+    trustedProxies: access.trustedProxies,
     ...(config.auth &&
       access.verifier && {
         auth: { verifier: access.verifier, scope: admin.scope, resourceMetadata: resourceMetadataUrl(server.publicUrl), ...(signIn && { signIn }) },

@@ -7,6 +7,8 @@
 // @hono/node-server, each call paid for a web Request and Response, a middleware chain of
 // promises and a Context, and headers copied between web and Node forms, a third of the
 // gateway's CPU per call (docs/decisions/0001-node-http-fast-path.md).
+import { clientAddressOf } from '../client-address.js';
+import type { TrustedProxies } from '../trusted-proxies.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../../auth/principal.js';
 import type { Cancellation } from '../../protocol/cancellation.js';
@@ -47,6 +49,7 @@ export class NodeExchange implements RequestHead {
     private readonly recorder: RequestRecorder,
     readonly trace: HttpRequestTrace | undefined,
     private readonly drain: HttpDrain | undefined,
+    private readonly trustedProxies: TrustedProxies,
   ) {
     this.method = 'POST';
     this.path = path;
@@ -62,7 +65,7 @@ export class NodeExchange implements RequestHead {
   }
 
   clientAddress(): string {
-    return this.request.socket.remoteAddress ?? 'unknown';
+    return clientAddressOf(this.request, this.trustedProxies);
   }
 
   bodyUnread(): boolean {

@@ -18,6 +18,7 @@ import { HttpRequestTrace } from '../request-trace.js';
 import { SESSION_HEADER } from '../session-lookup.js';
 import type { StoreUnavailableAnswer } from '../transport-errors.js';
 import type { McpPost } from './mcp-post.js';
+import { TrustedProxies } from '../trusted-proxies.js';
 import { NodeExchange } from './node-exchange.js';
 import { catalogueRefusal } from '../../protocol/error-catalogue.js';
 
@@ -35,6 +36,8 @@ export interface PostListenerOptions {
   readonly logger: Logger;
   readonly origin?: OriginCheck;
   readonly rateLimit?: RateLimitCheck;
+  /** server.trustedProxies: who is believed about the client's address; default none. */
+  readonly trustedProxies?: TrustedProxies;
   readonly drain?: HttpDrain;
   readonly tracing?: Tracing;
   /** The 503 when the session store did not answer. */
@@ -43,7 +46,7 @@ export interface PostListenerOptions {
 
 /** A listener that serves the POSTs to MCP paths and hands everything else to `next`. */
 export function postListener(options: PostListenerOptions, next: RequestListener): RequestListener {
-  const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing, unavailable } = options;
+  const { paths, post, recorder, maxBodyBytes, logger, origin, rateLimit, drain, tracing, unavailable, trustedProxies = TrustedProxies.none } = options;
 
   // Each path's checks, made once rather than per request.
   const checksOf = new Map<MessagePath, AccessChecks>(
@@ -87,7 +90,7 @@ export function postListener(options: PostListenerOptions, next: RequestListener
         traceparent: headerOf(request, 'traceparent'),
         tracestate: headerOf(request, 'tracestate'),
       });
-    const exchange = new NodeExchange(request, response, pathname, requestIdFrom(headerOf(request, 'x-request-id')), startedAt, recorder, trace, drain);
+    const exchange = new NodeExchange(request, response, pathname, requestIdFrom(headerOf(request, 'x-request-id')), startedAt, recorder, trace, drain, trustedProxies);
     serve(exchange, path).catch((error: unknown) => failed(exchange, error));
   };
 }

@@ -3,6 +3,8 @@
 // the registration guard. A node:http listener in front of the Hono app, because oidc-provider is a
 // Koa application that serves node's request and response itself; every request still gets an id
 // and an access line like any other.
+import { clientAddressOf } from '../client-address.js';
+import { TrustedProxies } from '../trusted-proxies.js';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { BROKER_CALLBACK_PATH } from '../../config/sign-in.js';
 import type { Logger } from '../../observe/logger.js';
@@ -33,6 +35,8 @@ export interface SignInListenerOptions {
    * stores an interaction for ten minutes, whoever sends it.
    */
   readonly rateLimit?: RateLimitCheck;
+  /** server.trustedProxies: who is believed about the client's address; default none. */
+  readonly trustedProxies?: TrustedProxies;
 }
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -88,7 +92,7 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
         return Array.isArray(value) ? value.join(', ') : value;
       },
       requestId: undefined,
-      clientAddress: () => request.socket.remoteAddress ?? 'unknown',
+      clientAddress: () => clientAddressOf(request, options.trustedProxies ?? TrustedProxies.none),
       bodyUnread: () => false,
     };
     return options.rateLimit(head, undefined);
@@ -106,7 +110,8 @@ export function signInListener(options: SignInListenerOptions, next: RequestList
     const interaction = INTERACTION.exec(path);
     if (interaction) return interactionStep(request, response, provider, interaction[1]!, interaction[2] !== undefined);
     if (isRegistrationPath(path) && request.method === 'POST') {
-      const refusal = await guardRegistration(request, response, { limits: signIn.registrationLimits, limiter: options.registrations });
+      const client = clientAddressOf(request, options.trustedProxies ?? TrustedProxies.none);
+      const refusal = await guardRegistration(request, response, { limits: signIn.registrationLimits, limiter: options.registrations, client });
       if (refusal) return;
     }
     return handlerOf(provider)(request, response);

@@ -13,14 +13,16 @@ import { readWithin } from './request-body.js';
 export interface RegistrationGuardOptions {
   readonly limits: SignInConfig['registration'];
   readonly limiter: RateLimiter;
+  /** The client's address (client-address.ts): registrations are counted per address. */
+  readonly client: string;
 }
 
 /**
  * Answers the request itself when it is refused (true); otherwise leaves the checked metadata as
  * the request's parsed body for oidc-provider and returns false.
  */
-export async function guardRegistration(request: IncomingMessage, response: ServerResponse, { limits, limiter }: RegistrationGuardOptions): Promise<boolean> {
-  const decision = await limiter.hit(request.socket.remoteAddress ?? 'unknown');
+export async function guardRegistration(request: IncomingMessage, response: ServerResponse, { limits, limiter, client }: RegistrationGuardOptions): Promise<boolean> {
+  const decision = await limiter.hit(client);
   if (!decision.allowed) {
     return refuse(response, 429, 'too_many_requests', `too many registrations from this address; try again in ${decision.retryAfterSeconds} s`, { 'Retry-After': `${decision.retryAfterSeconds}` });
   }
