@@ -523,6 +523,7 @@ export class Gateway {
       subscriptions: this.#subscriptions,
       tasks: this.#tasks,
       inFlight,
+      ...(session && { ask: (request: { method: string; params?: JsonObject }) => this.#relay.relayTo({ session, related: inFlight.related }, { ...request, signal: inFlight.signal }) }),
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
       describe: () => this.describe(),
