@@ -5,7 +5,7 @@
 // tasks/update. A 2026 client gets the extension passed through: the flat CreateTaskResult, tasks/get
 // with the result or the pending inputRequests inlined, tasks/update, tasks/cancel. Either way the
 // task id is the gateway's, bound to the principal and endpoint, and it is answered from the other
-// replica too (Redis: each replica has its own upstream process, and the task lives in one).
+// replica too.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,36 +14,52 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { redisUrl } from '../support/redis.js';
-import { stdioFixture } from '../support/upstreams.js';
+import { startHttpFixture, stdioFixture, type HttpUpstream, type StdioUpstream } from '../support/upstreams.js';
 
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 /** The gateway's task ids: 16 random bytes, base64url (the fixture's own are upstream-task-N). */
 const GATEWAY_TASK_ID = /^[A-Za-z0-9_-]{22}$/;
 
-type Store = 'memory' | 'redis';
 type Json = Record<string, unknown>;
 
-describe.each<Store>(['memory', 'redis'])('tasks of a 2026-07-28 upstream through the gateway, %s store', (store) => {
+// Two setups: one replica on memory with the upstream over stdio; two on Redis with it over HTTP
+// (one upstream process each, so a task lives with one replica), where the fixture checks each
+// tasks/* request's Mcp-Name against its task id (the upstream's, not the gateway's).
+const SETUPS = [
+  { store: 'memory', transport: 'stdio' },
+  { store: 'redis', transport: 'http' },
+] as const;
+
+describe.each(SETUPS)('tasks of a 2026-07-28 upstream through the gateway, $store store, upstream over $transport', ({ store, transport }) => {
   let issuer: LocalIssuer;
   let replicas: TestGateway[] = [];
+  const upstreams: HttpUpstream[] = [];
   const clients: Client[] = [];
+
+  async function upstream(): Promise<StdioUpstream | { url: string }> {
+    if (transport === 'stdio') return stdioFixture('modern-tasks-server');
+    const started = await startHttpFixture('modern-tasks-server');
+    upstreams.push(started);
+    return { url: started.url };
+  }
 
   beforeAll(async () => {
     issuer = await startLocalIssuer(PUBLIC_URL);
-    const config = {
+    const config = async () => ({
       server: { publicUrl: PUBLIC_URL },
       auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
-      mcpServers: { jobs: stdioFixture('modern-tasks-server') },
+      mcpServers: { jobs: await upstream() },
       endpoints: { other: { path: '/mcp/other', include: ['jobs/*'] } },
       ...(store === 'redis' && { sessions: { store: 'redis' as const, redisUrl: redisUrl() } }),
-    };
-    replicas = store === 'redis' ? await Promise.all([startGateway(config), startGateway(config)]) : [await startGateway(config)];
+    });
+    replicas = store === 'redis' ? await Promise.all([startGateway(await config()), startGateway(await config())]) : [await startGateway(await config())];
   }, 90_000);
 
   afterAll(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
     await Promise.allSettled(replicas.map((replica) => replica.close()));
+    await Promise.allSettled(upstreams.map((started) => started.stop()));
     await issuer?.stop();
   });
 
