@@ -10,7 +10,8 @@ import { asGatewayTask, asGatewayTaskResult, type GatewayTasks, type TaskRequest
 import type { TaskRecord } from '../tasks/task-records.js';
 import type { HandlerContext, MethodHandler } from './handler-context.js';
 import { isPrefixed } from './calls.js';
-import { declaresTasks, detailedTask, modernTask, requireTasksDeclared } from '../tasks/modern-tasks.js';
+import { declaresTasks, detailedTask, isPending, modernTask, requireTasksDeclared, withInputRequests } from '../tasks/modern-tasks.js';
+import { TASK_ANSWERS, TASK_INPUTS } from '../tasks/task-inbox.js';
 import * as extension from '../tasks/extension-tasks.js';
 
 type TaskSupport = 'required' | 'optional' | 'forbidden';
@@ -85,7 +86,10 @@ export const getTask: MethodHandler = async (params, context) => {
   if (record.modern) return extension.getTask(tasks, record, request, context.caller.era === 'modern', exposerFor(context, record));
   const task = await tasks.send(record, 'tasks/get', request);
   if (context.caller.era !== 'modern') return asGatewayTask(task, record);
-  return detailedTask(task, record.id, () => tasks.send(record, 'tasks/result', request));
+  const detailed = await detailedTask(task, record.id, () => tasks.send(record, 'tasks/result', request));
+  // The questions a 2025 upstream asked for the task, held for this client (tasks/task-inbox.ts).
+  if (!isPending(detailed)) return detailed;
+  return withInputRequests(detailed, await tasks.atOwner(record, TASK_INPUTS, request, { status: task.status ?? null }));
 };
 
 export const cancelTask: MethodHandler = async (params, context) => {
@@ -100,16 +104,17 @@ export const cancelTask: MethodHandler = async (params, context) => {
 };
 
 /**
- * 2026's tasks/update (a task's answers to its input requests): passed to a 2026 upstream's task.
- * Not bridged to a 2025 upstream's, whose questions for a task reach 2026 callers as nothing they
- * could answer; refused as 2026 asks of a client without the extension, else as a method the gateway
- * does not serve.
+ * 2026's tasks/update (a task's answers to its input requests): passed to a 2026 upstream's task;
+ * for a 2025 upstream's, the answers to the questions the gateway holds for it (tasks/task-inbox.ts).
+ * Not a 2025 method.
  */
 export const updateTask: MethodHandler = async (params, context) => {
   if (context.caller.era !== 'modern') throw rpcError('MethodNotFound', 'tasks/update');
   const { tasks, record, request } = await taskRequest(params, context);
   if (record.modern) return extension.updateTask(tasks, record, params, request);
-  throw rpcError('MethodNotFound', 'tasks/update');
+  if (!isJsonObject(params.inputResponses)) throw rpcError('InvalidParams', '"inputResponses" must be an object');
+  await tasks.atOwner(record, TASK_ANSWERS, request, { inputResponses: params.inputResponses });
+  return {};
 };
 
 export const taskResult: MethodHandler = async (params, context) => {

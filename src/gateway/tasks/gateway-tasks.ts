@@ -33,10 +33,12 @@ export interface GatewayTasksOptions {
 export class GatewayTasks {
   readonly #records: TaskRecords;
   readonly #relay: TaskRelay;
+  readonly #local: LocalTaskRequest;
 
   constructor(options: GatewayTasksOptions) {
     this.#records = new TaskRecords(options.store);
     this.#relay = new TaskRelay(options.bus, options.local);
+    this.#local = options.local;
   }
 
   start(): () => void {
@@ -92,6 +94,19 @@ export class GatewayTasks {
       if (answered !== undefined) return answered;
     }
     return context.forward(record.server, method, params);
+  }
+
+  /**
+   * Sends `method` to the replica whose connection created the task, which answers it itself (the
+   * questions it holds for the task: task-inbox.ts); this one's own answer when that one is gone.
+   */
+  async atOwner(record: TaskRecord, method: string, context: TaskRequestContext, extra: JsonObject = {}): Promise<JsonObject> {
+    const params = { ...extra, taskId: record.upstreamTaskId };
+    if (record.replica !== this.#relay.replicaId) {
+      const answered = await this.#relay.ask(record.replica, record.server, method, params, context.signal);
+      if (answered !== undefined) return answered;
+    }
+    return this.#local(record.server, method, params, context.signal);
   }
 
   /** The record of a task this replica's connection to `server` created, by the upstream's id. */
