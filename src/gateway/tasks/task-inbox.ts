@@ -65,6 +65,8 @@ export class TaskInbox {
   }
 
   async #inputs(server: string, upstreamTaskId: string, status: unknown): Promise<JsonObject> {
+    // Nothing held and nothing announced (the common poll of a working task): no entry is made.
+    if (status !== 'input_required' && !this.#tasks.has(keyOf(server, upstreamTaskId))) return { inputRequests: {} };
     const questions = this.#questions(server, upstreamTaskId);
     if (questions.held.size === 0 && status === 'input_required') {
       this.#startFetching(server, upstreamTaskId, questions);
