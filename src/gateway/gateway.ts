@@ -55,6 +55,7 @@ import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
 import { UpstreamMessageRouter } from './sessions/upstream-messages.js';
 import { endMethodSpan, startMethodSpan } from './method-span.js';
 import { GatewayTasks } from './tasks/gateway-tasks.js';
+import { TaskInbox } from './tasks/task-inbox.js';
 import { UpstreamUnavailableError } from '../upstream/errors.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
@@ -127,20 +128,27 @@ export class Gateway {
       logger: options.logger,
     });
     this.#notifications = new ClientNotifications({ inFlight: this.#inFlight, upstreams: options.upstreams, isolated: this.#isolated, bus: options.bus });
+    // A task request another replica relays has no client here: it goes straight to this replica's connection.
+    const upstreamRequest = (server: string, method: string, params: JsonObject, signal?: AbortSignal) => {
+      const upstream = options.upstreams.get(server);
+      if (!upstream) return Promise.reject(new UpstreamUnavailableError(server, 'it is not configured'));
+      return upstream.request(method, params, signal ? { signal } : {});
+    };
+    const inbox = new TaskInbox((server, upstreamTaskId) => upstreamRequest(server, 'tasks/result', { taskId: upstreamTaskId }));
     this.#tasks =
       options.tasks &&
       new GatewayTasks({
         store: options.tasks,
         bus: options.bus,
-        // A task request another replica relays has no client here: it goes straight to this replica's connection.
-        local: (server, method, params, signal) => {
-          const upstream = options.upstreams.get(server);
-          if (!upstream) return Promise.reject(new UpstreamUnavailableError(server, 'it is not configured'));
-          return upstream.request(method, params, { signal });
-        },
+        local: (server, method, params, signal) => inbox.serve(server, method, params) ?? upstreamRequest(server, method, params, signal),
       });
     const tasks = this.#tasks;
     if (tasks) {
+      // A question for a 2026 client's task (bridged to a 2025 upstream) waits here for its tasks/update.
+      this.#relay.taskInbox = async (server, upstreamTaskId, request) => {
+        const record = await tasks.ofUpstream(server, upstreamTaskId);
+        return record && record.session === undefined && !record.modern ? inbox.hold(server, upstreamTaskId, request) : undefined;
+      };
       // An upstream's question for a task goes to the session whose task it is (read fresh: any replica may hold it).
       this.#relay.taskOwner = async (server, upstreamTaskId) => {
         const record = await tasks.ofUpstream(server, upstreamTaskId);
@@ -523,6 +531,7 @@ export class Gateway {
       subscriptions: this.#subscriptions,
       tasks: this.#tasks,
       inFlight,
+      ...(session && { ask: (request: { method: string; params?: JsonObject }) => this.#relay.relayTo({ session, related: inFlight.related }, { ...request, signal: inFlight.signal }) }),
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
       describe: () => this.describe(),

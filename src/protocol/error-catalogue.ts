@@ -146,6 +146,14 @@ export const ERRORS = {
     when: 'tasks/list carries a cursor: the gateway lists a caller\'s tasks in one page and issues none.',
     remedy: 'Call tasks/list without a cursor.',
   },
+  TaskCancelled: {
+    code: -32602,
+    sameAs: 'InvalidParams',
+    status: 200,
+    message: (taskId: string) => `Invalid params: task ${taskId} was cancelled; it has no result`,
+    when: 'A 2025-11-25 client\'s tasks/result names a task of a 2026-07-28 upstream (tasks extension) that was cancelled before it completed.',
+    remedy: 'Nothing to fetch: the task ended without a result. Start the call again if its result is still wanted.',
+  },
   TaskAugmentationRequired: {
     code: -32601,
     sameAs: 'MethodNotFound',

@@ -7,8 +7,9 @@ import { isJsonObject, type JsonObject } from './json.js';
 /** MCP Apps: `ui://` resources rendered by the host, tools that name them in `_meta.ui`. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 /**
- * Tasks, as 2026-07-28 has them (SEP-2663). Not passed on to upstreams: the gateway bridges a 2026
- * client's tasks to 2025 upstreams' experimental tasks, and does not yet carry a 2026 upstream's own.
+ * Tasks, as 2026-07-28 has them (SEP-2663). A client's declaration is not passed on as it is: the
+ * gateway decides which calls are tasks (handlers/tasks.ts), and a 2026 upstream is told so on
+ * exactly those requests and on the extension's own methods (upstream/modern-dialect.ts).
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The MIME type of an MCP App's HTML resource. */

@@ -86,7 +86,7 @@ export class LeanRequests {
     const number = this.#counter;
     const id = `${ID_PREFIX}${number}`;
     const progressToken = onProgress ? `${PROGRESS_PREFIX}${number}` : undefined;
-    const sent = this.dialect.outbound(progressToken === undefined ? params : withProgressToken(params, progressToken));
+    const sent = this.dialect.outbound(progressToken === undefined ? params : withProgressToken(params, progressToken), method);
     const stream = this.#cancelsByStream ? new AbortController() : undefined;
     return new Promise<JsonObject>((resolve, reject) => {
       const pending: Pending = { id, progressToken, method, deadline: Date.now() + timeoutMs, timeoutMs, resolve, reject, onProgress, stream, stopListening: undefined };
@@ -181,7 +181,7 @@ export class LeanRequests {
       pending.stream.abort(reason);
       return;
     }
-    const params = this.dialect.outbound({ requestId: pending.id, reason });
+    const params = this.dialect.outbound({ requestId: pending.id, reason }, 'notifications/cancelled');
     void this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params } as JSONRPCMessage).catch(() => {});
   }
 

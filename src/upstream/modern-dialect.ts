@@ -8,7 +8,11 @@
 //     did not keep, ...) is refused with "method not found" before it is sent;
 //   - every result must say its `resultType`: `complete` comes back without it, as from a 2025
 //     upstream, and `input_required` as the InputRequiredResult the gateway takes (types.ts,
-//     Upstream.request), with at least its inputRequests or its requestState.
+//     Upstream.request), with at least its inputRequests or its requestState; a tools/call may
+//     also answer `task` (the tasks extension's CreateTaskResult), kept as it is;
+//   - a task-augmented tools/call (2025's `task` param, the gateway's way of asking) and the tasks
+//     extension's methods declare that extension in the request's client capabilities, as 2026
+//     asks for a task (below).
 // Results are not checked against the era's schema of each method, as on the 2025 path: the gateway
 // relays them, its clients check what they consume, and what the gateway reads itself (the lists)
 // it reads defensively (gateway/catalogue/list-pages.ts).
@@ -18,6 +22,7 @@ import type { UpstreamRpcError } from './errors.js';
 import { upstreamError } from './errors.js';
 import { isPlainObject, notAnObject, type RequestDialect } from './request-dialect.js';
 import type { JsonObject } from './types.js';
+import { TASKS_EXTENSION } from '../protocol/extensions.js';
 
 /**
  * The 2025 request methods that 2026-07-28 deleted. Anything else goes out: the era's own methods,
@@ -50,7 +55,7 @@ export function modernDialect(envelope: ModernEnvelope): RequestDialect {
   return {
     cancelsByClosingStream: true,
     refusal: (server, method) => (DELETED_METHODS.has(method) ? upstreamError(server, 'MethodNotFound', method) : undefined),
-    outbound(params) {
+    outbound(params, method) {
       const meta: Record<string, unknown> = {
         [PROTOCOL_VERSION_META_KEY]: protocolVersion,
         [CLIENT_INFO_META_KEY]: clientInfo,
@@ -58,10 +63,32 @@ export function modernDialect(envelope: ModernEnvelope): RequestDialect {
       };
       const own = params?._meta;
       if (isPlainObject(own)) for (const key of Object.keys(own)) setOwn(meta, key, own[key]);
-      return copyWith(params, { _meta: meta });
+      if (!params || !asksForTasks(method, params)) return copyWith(params, { _meta: meta });
+      meta[CLIENT_CAPABILITIES_META_KEY] = declaringTasks(meta[CLIENT_CAPABILITIES_META_KEY]);
+      return copyWith(copyWithout(params, TASK_PARAM), { _meta: meta });
     },
     decode: decodeModernResult,
   };
+}
+
+/**
+ * Tasks (the io.modelcontextprotocol/tasks extension, SEP-2663) as the gateway asks for them of
+ * either era: a tools/call with `task` (2025's way of asking, which the gateway's handlers use) is
+ * a task-augmented call, which 2026 asks for by declaring the extension on that request (and a
+ * `task` param it ignores); the extension's own methods need the declaration too (-32021 without).
+ * Only these requests declare it: a server must not answer any other with a task.
+ */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+const TASK_PARAM: ReadonlySet<string> = new Set(['task']);
+
+function asksForTasks(method: string, params: JsonObject): boolean {
+  return TASK_METHODS.has(method) || (method === 'tools/call' && isPlainObject(params.task));
+}
+
+function declaringTasks(capabilities: unknown): JsonObject {
+  const declared = isPlainObject(capabilities) ? capabilities : {};
+  const extensions = isPlainObject(declared.extensions) ? declared.extensions : {};
+  return { ...declared, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
 }
 
 /** A 2026-07-28 result, read by its `resultType`. */
@@ -70,6 +97,9 @@ export function decodeModernResult(server: string, method: string, result: unkno
   const resultType = result.resultType;
   if (resultType === 'complete') return copyWithout(result, RESULT_TYPE) as JsonObject;
   if (resultType === 'input_required') return inputRequired(server, method, result);
+  // A CreateTaskResult (flat: the Task itself), kept with its resultType for the gateway's task
+  // handlers to tell from a result; the extension makes tasks of tools/call only.
+  if (resultType === 'task' && method === 'tools/call') return createdTask(server, result);
   if (resultType === undefined) {
     return invalid(server, `the upstream answered ${method} without resultType, which a server of protocol revision 2026-07-28 must include`);
   }
@@ -86,6 +116,13 @@ function inputRequired(server: string, method: string, result: JsonObject): Json
   if (typeof requestState === 'string') decoded.requestState = requestState;
   if (isPlainObject(_meta)) decoded._meta = _meta;
   return decoded;
+}
+
+function createdTask(server: string, result: JsonObject): JsonObject | Error {
+  if (typeof result.taskId !== 'string' || typeof result.status !== 'string') {
+    return invalid(server, 'the upstream answered tools/call with a task that has no taskId or status');
+  }
+  return result;
 }
 
 function invalid(server: string, message: string): UpstreamRpcError {

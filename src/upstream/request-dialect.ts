@@ -16,8 +16,8 @@ export interface RequestDialect {
   readonly cancelsByClosingStream: boolean;
   /** A method this era lacks, refused before anything is sent (the error the caller gets), or undefined. */
   refusal(server: string, method: string): Error | undefined;
-  /** The params of a request or notification as they go out. */
-  outbound(params: JsonObject | undefined): JsonObject | undefined;
+  /** The params of a request or notification (`method`) as they go out. */
+  outbound(params: JsonObject | undefined, method: string): JsonObject | undefined;
   /** A result as the caller gets it, or the error the caller gets instead. */
   decode(server: string, method: string, result: unknown): JsonObject | Error;
 }

@@ -3,9 +3,13 @@
 // extension, makes a task of a call of a task tool for a client that declared it (flat
 // CreateTaskResult, ttlMs), inlines the report in tasks/get once the task is done, answers
 // tasks/cancel with an empty ack, and refuses the task surface to a client that did not declare it.
+// A question the upstream asks for the task (an elicitation tied to it, which 2025 delivers on
+// tasks/result) reaches the client as the task's inputRequests, and its tasks/update answers it,
+// from either replica.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
+import { redisUrl } from '../support/redis.js';
 import { everythingStdio } from '../support/upstreams.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -78,4 +82,47 @@ describe('a 2026-07-28 client with the tasks extension, a 2025 upstream with tas
     const echo = await post('tools/call', { name: 'everything__echo', arguments: { message: 'hi' } });
     expect(echo.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Echo: hi' }] });
   });
+});
+
+describe("a 2025 upstream's question for a 2026 client's task, on two replicas (Redis)", () => {
+  let replicas: TestGateway[] = [];
+
+  beforeAll(async () => {
+    // Each replica has its own server-everything: the task, and the question it asks, live with one.
+    const config = { mcpServers: { everything: everythingStdio() }, sessions: { store: 'redis' as const, redisUrl: redisUrl() } };
+    replicas = await Promise.all([startGateway(config), startGateway(config)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(replicas.map((replica) => replica.close()));
+  });
+
+  const ASKING = { elicitation: { form: {} }, ...WITH_TASKS };
+
+  async function on(replica: TestGateway, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { body } = await modernPost(replica.url, modernRequest(method, params, envelope(ASKING)));
+    return (body as { result: Record<string, unknown> }).result;
+  }
+
+  it('shows it in tasks/get as inputRequests on the other replica, and takes the answer with tasks/update there', async () => {
+    const created = await on(replicas[0]!, 'tools/call', { name: RESEARCH, arguments: { topic: 'python', ambiguous: true } });
+    const taskId = String(created.taskId);
+    let waiting: Record<string, unknown> = {};
+    for (let attempt = 0; attempt < 60 && waiting.status !== 'input_required'; attempt += 1) {
+      waiting = await on(replicas[1]!, 'tasks/get', { taskId });
+      if (waiting.status !== 'input_required') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const [key, request] = Object.entries(waiting.inputRequests as Record<string, { method: string; params: Record<string, unknown> }>)[0]!;
+    expect(request.method).toBe('elicitation/create');
+    expect(JSON.stringify(request.params)).toContain('python');
+    // The upstream's own task id names nothing the client holds: the request is the task's by where it is.
+    expect(JSON.stringify(request.params)).not.toContain('related-task');
+    expect(await on(replicas[1]!, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { interpretation: 'programming' } } } })).toMatchObject({ resultType: 'complete' });
+    let done: Record<string, unknown> = {};
+    for (let attempt = 0; attempt < 60 && done.status !== 'completed'; attempt += 1) {
+      done = await on(replicas[0]!, 'tasks/get', { taskId });
+      if (done.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(JSON.stringify(done.result)).toContain('Clarification**: programming');
+  }, 60_000);
 });

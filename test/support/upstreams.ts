@@ -41,7 +41,8 @@ export type FixtureName =
   | 'tally-server'
   | 'trace-echo-server'
   | 'spelled-answers-server'
-  | 'tasks-server';
+  | 'tasks-server'
+  | 'modern-tasks-server';
 /** header-echo-server and guarded-server are about HTTP headers, so they have no stdio mode. */
 export type StdioFixtureName = Exclude<FixtureName, 'header-echo-server' | 'guarded-server'>;
 

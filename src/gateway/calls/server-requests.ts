@@ -52,6 +52,12 @@ export type TaskOwner = (server: string, upstreamTaskId: string) => Promise<{ se
 export class ServerRequestRelay {
   /** Set by the gateway when it hands out tasks: routes a request that names its task to that task's session. */
   taskOwner: TaskOwner | undefined;
+  /**
+   * Set by the gateway when it hands out tasks: holds a request that names a task of a 2026 client
+   * (no session to ask) until the client answers it through tasks/update (tasks/task-inbox.ts);
+   * the answer, or undefined at once when the task is no such task.
+   */
+  taskInbox: ((server: string, upstreamTaskId: string, request: UpstreamServerRequest) => Promise<JsonObject | undefined>) | undefined;
 
   /** Each relayed request's callbacks, until its answer (support/transient-map.ts: not a Map). */
   readonly #pending = new TransientMap<string, Pending>();
@@ -86,6 +92,8 @@ export class ServerRequestRelay {
     if (upstreamTaskId !== undefined) {
       const forTask = await this.#relayForTask(server, upstreamTaskId, request);
       if (forTask) return forTask;
+      const held = await this.taskInbox?.(server, upstreamTaskId, request);
+      if (held) return held;
     }
     const attribution = this.inFlight.attribute(server);
     if (attribution.kind !== 'caller') {

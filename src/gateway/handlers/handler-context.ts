@@ -42,6 +42,11 @@ export interface HandlerContext {
   readonly tasks: GatewayTasks | undefined;
   /** The request as it can be given up on (a relayed task request passes the client's cancellation on). */
   readonly inFlight: { readonly signal: AbortSignal };
+  /**
+   * Puts a request (elicitation, sampling, roots) to the caller's client on this request's stream,
+   * as an upstream's own would go; absent for a 2026 caller, who has no stream to take one on.
+   */
+  readonly ask?: (request: { readonly method: string; readonly params?: JsonObject }) => Promise<JsonObject>;
   /** Tells the other replicas this session no longer subscribes to (server, uri). */
   releaseElsewhere(server: string, uri: string): Promise<void>;
   /**

@@ -10,7 +10,9 @@ import { asGatewayTask, asGatewayTaskResult, type GatewayTasks, type TaskRequest
 import type { TaskRecord } from '../tasks/task-records.js';
 import type { HandlerContext, MethodHandler } from './handler-context.js';
 import { isPrefixed } from './calls.js';
-import { declaresTasks, detailedTask, modernTask, requireTasksDeclared } from '../tasks/modern-tasks.js';
+import { declaresTasks, detailedTask, isPending, modernTask, requireTasksDeclared, withInputRequests } from '../tasks/modern-tasks.js';
+import { TASK_ANSWERS, TASK_INPUTS } from '../tasks/task-inbox.js';
+import * as extension from '../tasks/extension-tasks.js';
 
 type TaskSupport = 'required' | 'optional' | 'forbidden';
 
@@ -51,6 +53,8 @@ export async function callToolWithTasks(params: JsonObject, context: HandlerCont
   const upstreamParams = modern ? { ...params, name: tool.name, task: {} } : { ...params, name: tool.name };
   const created = await context.forward(tool.server, 'tools/call', upstreamParams, calledAs);
   const answer = await tasks.created(context.caller, tool.server, created);
+  // A 2026 upstream's task (the tasks extension) comes flat already: extension-tasks.ts shapes it.
+  if (extension.isCreatedTask(answer)) return extension.createdForCaller(answer, modern);
   // 2026's CreateTaskResult is the task itself, flat, with resultType "task" (modern/shape.ts keeps it).
   if (!modern || !isJsonObject(answer.task) || typeof answer.task.taskId !== 'string') return answer;
   return { resultType: 'task', ...modernTask(answer.task, answer.task.taskId) };
@@ -79,13 +83,18 @@ function requestOf(context: HandlerContext): TaskRequestContext {
 
 export const getTask: MethodHandler = async (params, context) => {
   const { tasks, record, request } = await taskRequest(params, context);
+  if (record.modern) return extension.getTask(tasks, record, request, context.caller.era === 'modern', exposerFor(context, record));
   const task = await tasks.send(record, 'tasks/get', request);
   if (context.caller.era !== 'modern') return asGatewayTask(task, record);
-  return detailedTask(task, record.id, () => tasks.send(record, 'tasks/result', request));
+  const detailed = await detailedTask(task, record.id, () => tasks.send(record, 'tasks/result', request));
+  // The questions a 2025 upstream asked for the task, held for this client (tasks/task-inbox.ts).
+  if (!isPending(detailed)) return detailed;
+  return withInputRequests(detailed, await tasks.atOwner(record, TASK_INPUTS, request, { status: task.status ?? null }));
 };
 
 export const cancelTask: MethodHandler = async (params, context) => {
   const { tasks, record, request } = await taskRequest(params, context);
+  if (record.modern) return extension.cancelTask(tasks, record, request, context.caller.era === 'modern');
   if (context.caller.era !== 'modern') return asGatewayTask(await tasks.send(record, 'tasks/cancel', request), record);
   // 2026 answers an empty ack, also for a task already done (2025's upstream refuses that with -32602).
   await tasks.send(record, 'tasks/cancel', request).catch((error: unknown) => {
@@ -95,22 +104,31 @@ export const cancelTask: MethodHandler = async (params, context) => {
 };
 
 /**
- * 2026's tasks/update (a task's answers to its input requests): not bridged yet, since a 2025
- * upstream's questions for a task reach 2026 callers as nothing it could answer; refused as 2026 asks
- * of a client without the extension, else as a method the gateway does not serve.
+ * 2026's tasks/update (a task's answers to its input requests): passed to a 2026 upstream's task;
+ * for a 2025 upstream's, the answers to the questions the gateway holds for it (tasks/task-inbox.ts).
+ * Not a 2025 method.
  */
-export const updateTask: MethodHandler = async (_params, context) => {
-  if (context.caller.era === 'modern') requireTasksDeclared(context.caller);
-  throw rpcError('MethodNotFound', 'tasks/update');
+export const updateTask: MethodHandler = async (params, context) => {
+  if (context.caller.era !== 'modern') throw rpcError('MethodNotFound', 'tasks/update');
+  const { tasks, record, request } = await taskRequest(params, context);
+  if (record.modern) return extension.updateTask(tasks, record, params, request);
+  if (!isJsonObject(params.inputResponses)) throw rpcError('InvalidParams', '"inputResponses" must be an object');
+  await tasks.atOwner(record, TASK_ANSWERS, request, { inputResponses: params.inputResponses });
+  return {};
 };
 
 export const taskResult: MethodHandler = async (params, context) => {
   // 2026-07-28 inlines the result in tasks/get; tasks/result is not of that revision.
   if (context.caller.era === 'modern') throw rpcError('MethodNotInVersion', 'tasks/result', context.caller.protocolVersion);
   const { tasks, record, request } = await taskRequest(params, context);
-  const result = await tasks.send(record, 'tasks/result', request);
-  return asGatewayTaskResult(isPrefixed(context, record.server) ? exposeContentUris(result, record.server) : result, record);
+  const result = record.modern ? await extension.taskResult(tasks, record, request, context.ask) : await tasks.send(record, 'tasks/result', request);
+  return asGatewayTaskResult(exposerFor(context, record)(result), record);
 };
+
+/** The record's upstream results with their URIs made readable through the gateway, as for a plain call. */
+function exposerFor(context: HandlerContext, record: TaskRecord): (result: JsonObject) => JsonObject {
+  return isPrefixed(context, record.server) ? (result) => exposeContentUris(result, record.server) : (result) => result;
+}
 
 /**
  * The caller's own tasks, each as its upstream tells it now, in one page. A task its upstream no
@@ -127,7 +145,7 @@ export const listTasks: MethodHandler = async (params, context) => {
   const answers = await Promise.allSettled(
     records.map(async (record) => {
       const task = await tasks.send(record, 'tasks/get', request);
-      return asGatewayTask(task, record);
+      return record.modern ? extension.legacyTask(task, record.id) : asGatewayTask(task, record);
     }),
   );
   return { tasks: answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : [])) };

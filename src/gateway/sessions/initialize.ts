@@ -1,7 +1,7 @@
 // What the gateway says at initialize: a protocol version both sides speak, the union of the
 // upstreams' capabilities, and their instructions, each under its server's name.
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
-import { announcedExtensions } from '../../protocol/extensions.js';
+import { announcedExtensions, TASKS_EXTENSION } from '../../protocol/extensions.js';
 
 /** Newest first: the first is what a client asking for something else is offered. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -37,9 +37,10 @@ export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], se
   // An extension the gateway passes on (MCP Apps) is announced when an upstream announces it, so
   // a host sees what it would see talking to that server directly.
   const extensions = announcedExtensions(upstreams);
-  // Tasks (2025-11-25): announced when an upstream takes task-augmented tools/call; the gateway lists
-  // and cancels through its own task records (handlers/tasks.ts).
-  const tasks = upstreams.some((upstream) => takesToolTasks(upstream.capabilities.tasks));
+  // Tasks (2025-11-25): announced when an upstream takes task-augmented tools/call, as 2025 says it
+  // or as a 2026 upstream does (the tasks extension); the gateway lists and cancels through its own
+  // task records (handlers/tasks.ts), and a 2026 client sees the extension (handlers/misc.ts).
+  const tasks = upstreams.some((upstream) => takesToolTasks(upstream.capabilities.tasks) || offersTasksExtension(upstream.capabilities.extensions));
   return {
     logging: {},
     ...(has('completions') && { completions: {} }),
@@ -49,6 +50,10 @@ export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], se
     ...(tasks && { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     ...(extensions !== undefined && { extensions }),
   };
+}
+
+function offersTasksExtension(extensions: unknown): boolean {
+  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
 }
 
 function takesToolTasks(tasks: unknown): boolean {

@@ -33,10 +33,12 @@ export interface GatewayTasksOptions {
 export class GatewayTasks {
   readonly #records: TaskRecords;
   readonly #relay: TaskRelay;
+  readonly #local: LocalTaskRequest;
 
   constructor(options: GatewayTasksOptions) {
     this.#records = new TaskRecords(options.store);
     this.#relay = new TaskRelay(options.bus, options.local);
+    this.#local = options.local;
   }
 
   start(): () => void {
@@ -48,13 +50,23 @@ export class GatewayTasks {
    * under a new id of the gateway's; any other answer (an upstream that ran the call at once) as it is.
    */
   async created(caller: Caller, server: string, result: JsonObject): Promise<JsonObject> {
-    const task = result.task;
+    // A 2026 upstream's CreateTaskResult is the task itself (the tasks extension); a 2025 one's wraps it.
+    const modern = result.resultType === 'task';
+    const task = modern ? result : result.task;
     if (!isJsonObject(task) || typeof task.taskId !== 'string') return result;
     const record = await this.#records.create(
-      { server, upstreamTaskId: task.taskId, replica: this.#relay.replicaId, owner: ownerOf(caller), endpoint: caller.endpoint ?? '', ...(caller.session && { session: caller.session.id }) },
-      task.ttl,
+      {
+        server,
+        upstreamTaskId: task.taskId,
+        replica: this.#relay.replicaId,
+        owner: ownerOf(caller),
+        endpoint: caller.endpoint ?? '',
+        ...(caller.session && { session: caller.session.id }),
+        ...(modern && { modern: true as const }),
+      },
+      modern ? task.ttlMs : task.ttl,
     );
-    return { ...result, task: { ...task, taskId: record.id } };
+    return modern ? { ...task, taskId: record.id } : { ...result, task: { ...task, taskId: record.id } };
   }
 
   /** The caller's task named by `params.taskId`; a task of someone else is "not found", as one that never was. */
@@ -72,16 +84,29 @@ export class GatewayTasks {
   }
 
   /**
-   * Sends `method` for the record's upstream task: on this replica's connection when it created the
+   * Sends `method` for the record's upstream task (with `extra` params, e.g. tasks/update's answers): on this replica's connection when it created the
    * task, else through the replica that did (or, that one gone, this one's after all).
    */
-  async send(record: TaskRecord, method: string, context: TaskRequestContext): Promise<JsonObject> {
-    const params = { taskId: record.upstreamTaskId };
+  async send(record: TaskRecord, method: string, context: TaskRequestContext, extra: JsonObject = {}): Promise<JsonObject> {
+    const params = { ...extra, taskId: record.upstreamTaskId };
     if (record.replica !== this.#relay.replicaId) {
       const answered = await this.#relay.ask(record.replica, record.server, method, params, context.signal);
       if (answered !== undefined) return answered;
     }
     return context.forward(record.server, method, params);
+  }
+
+  /**
+   * Sends `method` to the replica whose connection created the task, which answers it itself (the
+   * questions it holds for the task: task-inbox.ts); this one's own answer when that one is gone.
+   */
+  async atOwner(record: TaskRecord, method: string, context: TaskRequestContext, extra: JsonObject = {}): Promise<JsonObject> {
+    const params = { ...extra, taskId: record.upstreamTaskId };
+    if (record.replica !== this.#relay.replicaId) {
+      const answered = await this.#relay.ask(record.replica, record.server, method, params, context.signal);
+      if (answered !== undefined) return answered;
+    }
+    return this.#local(record.server, method, params, context.signal);
   }
 
   /** The record of a task this replica's connection to `server` created, by the upstream's id. */

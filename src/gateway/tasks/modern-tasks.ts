@@ -2,8 +2,9 @@
 // upstream's experimental tasks. The shapes differ: 2026 has a flat CreateTaskResult
 // (`resultType: "task"`), `ttlMs` and `pollIntervalMs` for `ttl` and `pollInterval`, a tasks/get
 // that inlines the result (or the error) once the task is done instead of tasks/result, a tool's
-// own error as `completed` with `isError` (2025 says `failed`), and a tasks/cancel that answers an
-// empty ack, also for a task already done.
+// own error as `completed` with `isError` (2025 says `failed`), a task's questions as its
+// `inputRequests` answered with tasks/update (2025 asks them as requests of its own: task-inbox.ts),
+// and a tasks/cancel that answers an empty ack, also for a task already done.
 import { TASKS_EXTENSION } from '../../protocol/extensions.js';
 import { isJsonObject, type JsonObject } from '../../protocol/json.js';
 import type { Caller } from '../caller.js';
@@ -50,6 +51,22 @@ export async function detailedTask(task: JsonObject, taskId: string, result: () 
     // What the call came to is a JSON-RPC error: the upstream's, as a plain call would have got it.
     return { ...detailed, status: 'failed', error: toRpcError(error).toJson() };
   }
+}
+
+/** Whether a 2026 task is still under way (working, or waiting for input). */
+export function isPending(task: JsonObject): boolean {
+  return task.status === 'working' || task.status === 'input_required';
+}
+
+/**
+ * A pending task with the questions held for it (`inputs.inputRequests`, task-inbox.ts): 2026 has a
+ * task that waits for input say what it waits for, so it is `input_required` exactly when some are
+ * held (a 2025 upstream may say so before it delivered them, or still after one was answered).
+ */
+export function withInputRequests(task: JsonObject, inputs: JsonObject): JsonObject {
+  const inputRequests = isJsonObject(inputs.inputRequests) ? inputs.inputRequests : {};
+  if (Object.keys(inputRequests).length > 0) return { ...task, status: 'input_required', inputRequests };
+  return task.status === 'input_required' ? { ...task, status: 'working' } : task;
 }
 
 function withoutRelatedTask(result: JsonObject): JsonObject {

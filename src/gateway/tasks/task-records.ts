@@ -20,6 +20,8 @@ export interface TaskRecord {
   readonly endpoint: string;
   /** The 2025 session that created it, for its status notifications; absent for a 2026 caller. */
   readonly session?: string;
+  /** The upstream's task is of the 2026 tasks extension (extension-tasks.ts); absent: 2025's experimental tasks. */
+  readonly modern?: true;
 }
 
 /** How long a record is kept when the upstream's task has no ttl (`null`: unlimited) or an unusable one. */
