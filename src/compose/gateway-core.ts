@@ -97,7 +97,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
     isServer: (name) => Object.hasOwn(live.current.mcpServers, name) && live.current.mcpServers[name]!.enabled,
   });
   pinning.configure(config.pinning, pins);
-  const catalog = new Catalog(views.catalogServers(), config.namespace, logger, pinning);
+  const catalog = new Catalog(views.catalogServers(), config.namespace, logger, pinning, config.tasks.gatewayTasks);
   catalog.start();
   // limits.servers: read on every forwarded request, replaced by a reload; the counts live where
   // the sessions do (Redis for many replicas), asked for only once some server has a rate.
@@ -116,6 +116,7 @@ export function buildGatewayCore(config: Config, live: ConfigInForce, { logger, 
   const gateway = new Gateway({
     catalog,
     tasks,
+    ...(config.tasks.gatewayTasks && { gatewayTasks: { maxPerPrincipal: config.tasks.maxPerPrincipal, maxResultBytes: config.tasks.maxResultBytes, maxTtlSeconds: config.tasks.maxTtlSeconds } }),
     isolation: {
       servers: views.isolatedServers,
       factory: sessionUpstreamFactory(() => live.current, logger, onAuthChallenge),

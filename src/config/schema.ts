@@ -591,6 +591,25 @@ const mrtrSection = z
   })
   .strict();
 
+// Gateway tasks (docs/decisions/0019-gateway-tasks.md): a task-augmented tools/call of a tool whose
+// upstream has no tasks runs as a task of the gateway's, kept in the session store.
+const tasksSection = z
+  .object({
+    gatewayTasks: lenientBoolean()
+      .default(false)
+      .describe('Run tool calls of servers that have no tasks as tasks of the gateway\'s: their tools (those that say nothing of tasks) are listed with `execution.taskSupport: "optional"`, and a task-augmented call runs detached, its status and result kept in the session store for the task\'s ttl (any replica answers tasks/get and tasks/result). A 2026-07-28 client that declares the tasks extension gets a task for every call of such a tool. Off: such tools are listed and called as their servers say.'),
+    maxPerPrincipal: lenientNumber(z.number().int().positive().max(100_000))
+      .default(20)
+      .describe('Gateway tasks one principal may have kept at once, working or done and not yet expired; one more is refused ("too many gateway tasks", see the error reference). With maxResultBytes, bounds what one principal can make the store keep.'),
+    maxResultBytes: lenientNumber(z.number().int().positive().max(100_000_000))
+      .default(1_048_576)
+      .describe('The largest result of a gateway task the gateway keeps (bytes of its JSON); a larger one fails the task.'),
+    maxTtlSeconds: lenientNumber(z.number().int().positive().max(604_800))
+      .default(3600)
+      .describe('The longest a gateway task and its result are kept: the client\'s `task.ttl`, capped at this; this when it asks for none.'),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     server: serverSection.default(() => serverSection.parse({})).describe('Where and how the gateway listens.'),
@@ -608,6 +627,7 @@ export const configSchema = z
       .default({})
       .describe('More MCP endpoints beside `server.path`, by name (a metric label value, not `default`): each the same gateway seen through a selection.'),
     limits: limitsSection.default({}).describe('Rate limits per principal, and per-server rates and concurrency caps.'),
+    tasks: tasksSection.default(() => tasksSection.parse({})).describe('Gateway tasks: tasks the gateway runs for servers that have none, and their bounds.'),
     mrtr: mrtrSection.default(() => mrtrSection.parse({})).describe('How the gateway keeps a 2026-07-28 call between the client\'s rounds of input.'),
     pinning: pinningSection
       .default(() => pinningObject.parse({}))

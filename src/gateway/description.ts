@@ -12,7 +12,7 @@ import type { JsonObject } from '../protocol/json.js';
  */
 const LISTS_FRESH_MS = 60_000;
 
-export function describeUpstreams(upstreams: readonly Upstream[], sessionIsolated: boolean): { capabilities: JsonObject; instructions: string | undefined } {
+export function describeUpstreams(upstreams: readonly Upstream[], sessionIsolated: boolean, gatewayTasks = false): { capabilities: JsonObject; instructions: string | undefined } {
   const announcements = upstreams
     .filter((upstream) => upstream.state === 'ready' && upstream.info)
     .map((upstream) => ({
@@ -20,7 +20,7 @@ export function describeUpstreams(upstreams: readonly Upstream[], sessionIsolate
       capabilities: upstream.info?.capabilities ?? {},
       instructions: upstream.info?.instructions,
     }));
-  return { capabilities: mergeCapabilities(announcements, sessionIsolated), instructions: mergeInstructions(announcements) };
+  return { capabilities: mergeCapabilities(announcements, sessionIsolated, gatewayTasks), instructions: mergeInstructions(announcements) };
 }
 
 /**

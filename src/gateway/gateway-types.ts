@@ -1,4 +1,5 @@
 // The Gateway's faces: what it is built from, and what a request to it brings and gets back.
+import type { GatewayTaskLimits } from './tasks/gateway-runs.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observe/logger.js';
 import type { SpanParent } from '../observe/tracing/tracing.js';
@@ -55,6 +56,8 @@ export interface GatewayOptions {
   readonly maxInputRounds?: number;
   /** Where the task ids the gateway hands out are mapped to upstream tasks (every replica's); absent: no tasks. */
   readonly tasks?: KeyValueStore;
+  /** Gateway tasks for upstreams without tasks (tasks/gateway-runs.ts) and their bounds; absent: off. */
+  readonly gatewayTasks?: GatewayTaskLimits;
   /** limits.servers, looked up by server name on every forwarded request (calls/server-limits.ts). */
   readonly serverLimits?: { of(server: string): ServerLimit | undefined };
   /** Which 2025 session each URL elicitation of credentials.connection went to (notifyElicitationComplete). */

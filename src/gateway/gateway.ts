@@ -1,5 +1,7 @@
 // The MCP brain: initialize, then one handler per method, each request answered with exactly one
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
+import { randomUUID } from 'node:crypto';
+import { hasOwnToolTasks } from './tasks/gateway-run-tools.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionRecord } from '../session/store.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
@@ -141,6 +143,12 @@ export class Gateway {
         store: options.tasks,
         bus: options.bus,
         local: (server, method, params, signal) => inbox.serve(server, method, params) ?? upstreamRequest(server, method, params, signal),
+        ...(options.gatewayTasks && { gatewayTasks: options.gatewayTasks }),
+        isPlain: (server) => {
+          const info = options.upstreams.get(server)?.info;
+          return info !== undefined && !hasOwnToolTasks(info.capabilities);
+        },
+        notify: async (session, message) => void (await this.#outbox.toSessions([session], message)),
       });
     const tasks = this.#tasks;
     if (tasks) {
@@ -294,7 +302,7 @@ export class Gateway {
 
   /** What the gateway offers as one server: the upstreams' merged capabilities and instructions. */
   describe(): { capabilities: JsonObject; instructions: string | undefined } {
-    return describeUpstreams(this.options.upstreams.all, this.#isolated?.hasAny() ?? false);
+    return describeUpstreams(this.options.upstreams.all, this.#isolated?.hasAny() ?? false, this.#tasks?.runsGatewayTasks ?? false);
   }
 
   /** How long a client may take the merged lists as fresh (description.ts). */
@@ -534,6 +542,7 @@ export class Gateway {
       ...(session && { ask: (request: { method: string; params?: JsonObject }) => this.#relay.relayTo({ session, related: inFlight.related }, { ...request, signal: inFlight.signal }) }),
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
+      forwardDetached: (server, method, params, calledAs, signal) => this.#forwardDetached({ caller, isolation, trace }, server, method, params, calledAs, signal),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
@@ -542,6 +551,26 @@ export class Gateway {
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
+  }
+
+  /**
+   * A request that outlives the client request that started it (a gateway task). It is in flight
+   * under a caller key of its own: the upstream's messages meanwhile are not taken for another
+   * caller's (in-flight.ts attributes a message only to the one caller waiting), and neither the
+   * request's end nor the session's cancels it; `signal` does.
+   */
+  async #forwardDetached(request: { caller: Caller; isolation: SessionRecord | undefined; trace: RequestTrace }, server: string, method: string, params: JsonObject, calledAs: string | undefined, signal: AbortSignal): Promise<JsonObject> {
+    const caller: Caller = { ...request.caller, key: `detached:${randomUUID()}` };
+    const inFlight = this.#inFlight.start(caller, request.caller.requestId ?? 0, undefined);
+    const stop = () => inFlight.cancel(typeof signal.reason === 'string' ? signal.reason : 'cancelled');
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    try {
+      return await this.#forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: undefined, retry: undefined, trace: request.trace, span: undefined }, server, method, params, calledAs);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.#inFlight.finish(inFlight);
+    }
   }
 
   /** Session-isolated servers that lists went without lately, and why (for /readyz and the status page). */

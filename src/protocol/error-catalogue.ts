@@ -170,6 +170,22 @@ export const ERRORS = {
     when: 'A tools/call with `task` names a tool that does not support tasks (no `execution.taskSupport`, or "forbidden"), while the gateway announces tasks.',
     remedy: 'Call the tool without `params.task`.',
   },
+  GatewayTaskLimit: {
+    code: -32602,
+    sameAs: 'InvalidParams',
+    status: 200,
+    message: (max: number) => `Invalid params: too many gateway tasks: at most ${max} per principal are kept at once (working, or done and not yet expired)`,
+    when: 'A task-augmented tools/call that the gateway would run as a gateway task (the tool\'s upstream has no tasks) while the principal already has `tasks.maxPerPrincipal` of them kept (working, or done within their ttl).',
+    remedy: 'Wait for a task to expire (ask for a shorter `task.ttl`), call the tool without `task`, or raise `tasks.maxPerPrincipal`.',
+  },
+  GatewayTaskResultTooLarge: {
+    code: -32603,
+    sameAs: 'InternalError',
+    status: 200,
+    message: (bytes: number, max: number) => `Internal error: the task's result (${bytes} bytes) is larger than the gateway keeps (${max} bytes)`,
+    when: 'A gateway task finished with a result larger than `tasks.maxResultBytes`: the task is `failed`, and tasks/result answers this.',
+    remedy: 'Call the tool without `task`, or raise `tasks.maxResultBytes`.',
+  },
   InvalidCursor: {
     code: -32602,
     sameAs: 'InvalidParams',

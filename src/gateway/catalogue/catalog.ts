@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../observe/logger.js';
 import type { Upstream, UpstreamNotification } from '../../upstream/types.js';
+import { hasOwnToolTasks, markGatewayRunTools } from '../tasks/gateway-run-tools.js';
 import { buildCatalogView, type CatalogView, type ServerLists } from './catalog-view.js';
 import type { JsonObject } from '../../protocol/json.js';
 import { fetchAllPages } from './list-pages.js';
@@ -75,6 +76,8 @@ export class Catalog {
     private readonly logger: Logger,
     /** Withholds tools (pinned definitions); it reads its own settings, so a reload that changes them calls reconfigure. */
     readonly gate?: ToolGate,
+    /** tasks.gatewayTasks: the tools of servers without tasks are listed as ones the gateway runs as tasks (tasks/gateway-run-tools.ts). */
+    private readonly gatewayTasks = false,
   ) {
     this.#servers = servers;
     this.#naming = naming;
@@ -144,7 +147,7 @@ export class Catalog {
   /** The lists behind the view, in config order: a session's own lists are merged with these. */
   get lists(): readonly ServerLists[] {
     return this.servers
-      .map(({ upstream }) => this.#lists.get(upstream.name))
+      .map(({ upstream }) => this.#withGatewayRuns(upstream, this.#lists.get(upstream.name)))
       .filter((lists): lists is ServerLists => lists !== undefined);
   }
 
@@ -223,6 +226,12 @@ export class Catalog {
     }
   }
 
+  /** A server's lists as listed: with gateway tasks on and no tasks of its own, its tools say they may run as tasks. */
+  #withGatewayRuns(upstream: Upstream, lists: ServerLists | undefined): ServerLists | undefined {
+    if (!this.gatewayTasks || !lists || hasOwnToolTasks(upstream.info?.capabilities ?? {})) return lists;
+    return { ...lists, tools: markGatewayRunTools(lists.tools) };
+  }
+
   #drop(server: string): void {
     const before = this.#lists.get(server);
     if (!before || !this.#lists.delete(server)) return;
@@ -241,7 +250,7 @@ export class Catalog {
    */
   #rebuild(cause?: { server: string; before: ServerLists | undefined; after: ServerLists | undefined }): void {
     const ordered = this.servers
-      .map(({ upstream }) => this.#lists.get(upstream.name))
+      .map(({ upstream }) => this.#withGatewayRuns(upstream, this.#lists.get(upstream.name)))
       .filter((lists): lists is ServerLists => lists !== undefined);
     const before = this.#view;
     const toolOverrides = new Map(this.servers.flatMap(({ upstream, tools }) => (tools ? [[upstream.name, tools] as const] : [])));

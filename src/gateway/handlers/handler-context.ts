@@ -54,6 +54,12 @@ export interface HandlerContext {
    * client called the tool by, when it is not the upstream's own (a refusal names it).
    */
   forward(server: string, method: string, params: JsonObject, calledAs?: string): Promise<JsonObject>;
+  /**
+   * forward, for a call that outlives this client request (a gateway task, tasks/gateway-runs.ts):
+   * the same path (server limits, per-user credentials, era), but given up on only when `signal`
+   * aborts, not when the client's request or session ends, and with no progress to report.
+   */
+  forwardDetached(server: string, method: string, params: JsonObject, calledAs: string | undefined, signal: AbortSignal): Promise<JsonObject>;
   /** The gateway as one server: merged capabilities and instructions (server/discover). */
   describe(): { capabilities: JsonObject; instructions: string | undefined };
   /** Changes the caller's session; a caller without one gets method-not-found. */

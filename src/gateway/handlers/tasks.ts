@@ -50,6 +50,8 @@ export async function callToolWithTasks(params: JsonObject, context: HandlerCont
     return isPrefixed(context, tool.server) ? exposeContentUris(result, tool.server) : result;
   }
   if (support === 'forbidden') throw rpcError('TaskAugmentationForbidden', calledAs);
+  // A tool of a server without tasks, listed as one the gateway runs (tasks/gateway-run-tools.ts).
+  if (tasks.runsGatewayTasks && tasks.isPlain(tool.server)) return runAsGatewayTask(params, context, tasks, tool, calledAs);
   const upstreamParams = modern ? { ...params, name: tool.name, task: {} } : { ...params, name: tool.name };
   const created = await context.forward(tool.server, 'tools/call', upstreamParams, calledAs);
   const answer = await tasks.created(context.caller, tool.server, created);
@@ -58,6 +60,23 @@ export async function callToolWithTasks(params: JsonObject, context: HandlerCont
   // 2026's CreateTaskResult is the task itself, flat, with resultType "task" (modern/shape.ts keeps it).
   if (!modern || !isJsonObject(answer.task) || typeof answer.task.taskId !== 'string') return answer;
   return { resultType: 'task', ...modernTask(answer.task, answer.task.taskId) };
+}
+
+/**
+ * A gateway task (tasks/gateway-runs.ts): the upstream call goes the way a plain call's does
+ * (forwardDetached: server limits, per-user credentials), detached from this request; its result,
+ * with URIs made readable as for a plain call, goes to the task store instead of this response.
+ */
+async function runAsGatewayTask(params: JsonObject, context: HandlerContext, tasks: GatewayTasks, tool: ExposedNamedItem, calledAs: string): Promise<JsonObject> {
+  const upstreamParams = { ...withoutTask(params), name: tool.name };
+  const expose = isPrefixed(context, tool.server);
+  const call = async (signal: AbortSignal) => {
+    const result = await context.forwardDetached(tool.server, 'tools/call', upstreamParams, calledAs, signal);
+    return expose ? exposeContentUris(result, tool.server) : result;
+  };
+  const created = await tasks.runAsGatewayTask(context.caller, tool.server, call, isJsonObject(params.task) ? params.task : {});
+  if (context.caller.era !== 'modern') return created;
+  return { resultType: 'task', ...modernTask(created.task as JsonObject, String((created.task as JsonObject).taskId)) };
 }
 
 /** The params without `task` (a call that will not be a task); the same object when it has none. */

@@ -26,7 +26,7 @@ export interface UpstreamAnnouncement {
  * merged lists when upstreams come and go), so listChanged is true wherever a list is offered.
  * logging is always offered: logging/setLevel is answered by the gateway.
  */
-export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], sessionIsolated = false): JsonObject {
+export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], sessionIsolated = false, gatewayTasks = false): JsonObject {
   // A session's own upstreams start only when it first uses them, so what they offer is not known
   // yet: with any configured, every list (and subscriptions, and completions) is offered.
   const has = (key: string) => sessionIsolated || upstreams.some((upstream) => upstream.capabilities[key] !== undefined);
@@ -40,7 +40,8 @@ export function mergeCapabilities(upstreams: readonly UpstreamAnnouncement[], se
   // Tasks (2025-11-25): announced when an upstream takes task-augmented tools/call, as 2025 says it
   // or as a 2026 upstream does (the tasks extension); the gateway lists and cancels through its own
   // task records (handlers/tasks.ts), and a 2026 client sees the extension (handlers/misc.ts).
-  const tasks = upstreams.some((upstream) => takesToolTasks(upstream.capabilities.tasks) || offersTasksExtension(upstream.capabilities.extensions));
+  // With gateway tasks on, also when any upstream has tools: the gateway runs those as tasks itself.
+  const tasks = upstreams.some((upstream) => takesToolTasks(upstream.capabilities.tasks) || offersTasksExtension(upstream.capabilities.extensions)) || (gatewayTasks && has('tools'));
   return {
     logging: {},
     ...(has('completions') && { completions: {} }),

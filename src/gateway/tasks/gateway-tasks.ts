@@ -11,6 +11,7 @@ import type { Caller } from '../caller.js';
 import { rpcError } from '../errors.js';
 import { TaskRecords, type TaskRecord } from './task-records.js';
 import { TaskRelay, type LocalTaskRequest } from './task-relay.js';
+import { GatewayRuns, type GatewayTaskLimits } from './gateway-runs.js';
 
 /** The `_meta` key that ties a message to its task (tasks/result's answer carries it). */
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -28,21 +29,71 @@ export interface GatewayTasksOptions {
   readonly bus: Bus;
   /** How this replica asks its upstream for a request another replica relays (no client to attribute it to). */
   readonly local: LocalTaskRequest;
+  /** Gateway tasks for upstreams without tasks (gateway-runs.ts); off when absent. */
+  readonly gatewayTasks?: GatewayTaskLimits;
+  /** Whether `server` is one whose tool calls the gateway runs as its own tasks (it has none of its own). */
+  readonly isPlain?: (server: string) => boolean;
+  /** Sends a notification to a session (a gateway task's status, to the session that created it). */
+  readonly notify?: (session: string, message: JsonRpcNotification) => Promise<void>;
 }
 
 export class GatewayTasks {
   readonly #records: TaskRecords;
   readonly #relay: TaskRelay;
   readonly #local: LocalTaskRequest;
+  readonly #runs: GatewayRuns | undefined;
+  readonly #notify: GatewayTasksOptions['notify'];
+  readonly #isPlain: (server: string) => boolean;
 
   constructor(options: GatewayTasksOptions) {
     this.#records = new TaskRecords(options.store);
     this.#relay = new TaskRelay(options.bus, options.local);
     this.#local = options.local;
+    this.#notify = options.notify;
+    this.#isPlain = options.isPlain ?? (() => false);
+    this.#runs = options.gatewayTasks && new GatewayRuns(options.store, options.bus, options.gatewayTasks);
+  }
+
+  /** Whether the gateway runs task-augmented calls of tools whose upstream has no tasks. */
+  get runsGatewayTasks(): boolean {
+    return this.#runs !== undefined;
+  }
+
+  /** Whether `server` has no tasks of its own, so a task of one of its tools is the gateway's. */
+  isPlain(server: string): boolean {
+    return this.#isPlain(server);
   }
 
   start(): () => void {
-    return this.#relay.start();
+    const stopRelay = this.#relay.start();
+    const stopRuns = this.#runs?.start();
+    return () => {
+      stopRelay();
+      stopRuns?.();
+    };
+  }
+
+  /**
+   * Runs a task-augmented tools/call of `server`'s tool as a gateway task: `call` makes the upstream
+   * call (the handler's own forwarding, so policy, limits and credentials apply as to a plain call),
+   * detached from the client's request. Answers the CreateTaskResult; the session that created it
+   * is told when it is done (notifications/tasks/status).
+   */
+  async runAsGatewayTask(caller: Caller, server: string, call: (signal: AbortSignal) => Promise<JsonObject>, task: JsonObject): Promise<JsonObject> {
+    const runs = this.#runs;
+    if (!runs) throw rpcError('MethodNotFound', 'tasks');
+    const owner = ownerOf(caller);
+    await runs.checkBound(await this.#records.allOf(owner));
+    const ttlMs = runs.ttlMs(task.ttl);
+    const record = await this.#records.create(
+      { server, upstreamTaskId: '', replica: this.#relay.replicaId, owner, endpoint: caller.endpoint ?? '', gateway: true, ...(caller.session && { session: caller.session.id }) },
+      ttlMs,
+    );
+    const session = caller.session?.id;
+    const created = await runs.begin(record, ttlMs, call, (status) => {
+      if (session) void this.#notify?.(session, { jsonrpc: '2.0', method: 'notifications/tasks/status', params: status }).catch(() => {});
+    });
+    return { task: created };
   }
 
   /**
@@ -88,6 +139,10 @@ export class GatewayTasks {
    * task, else through the replica that did (or, that one gone, this one's after all).
    */
   async send(record: TaskRecord, method: string, context: TaskRequestContext, extra: JsonObject = {}): Promise<JsonObject> {
+    if (record.gateway) {
+      if (!this.#runs) throw rpcError('TaskNotFound', record.id);
+      return this.#runs.send(record, method, context.signal);
+    }
     const params = { ...extra, taskId: record.upstreamTaskId };
     if (record.replica !== this.#relay.replicaId) {
       const answered = await this.#relay.ask(record.replica, record.server, method, params, context.signal);

@@ -22,6 +22,8 @@ export interface TaskRecord {
   readonly session?: string;
   /** The upstream's task is of the 2026 tasks extension (extension-tasks.ts); absent: 2025's experimental tasks. */
   readonly modern?: true;
+  /** A gateway task (gateway-runs.ts): the gateway runs the call, the upstream has no task of it. */
+  readonly gateway?: true;
 }
 
 /** How long a record is kept when the upstream's task has no ttl (`null`: unlimited) or an unusable one. */
@@ -55,6 +57,13 @@ export class TaskRecords {
     if (text === undefined) return undefined;
     const record = JSON.parse(text) as TaskRecord;
     return record.owner === owner && record.endpoint === endpoint ? record : undefined;
+  }
+
+  /** The owner's tasks on every endpoint (for the bound on gateway tasks, which is per principal). */
+  async allOf(owner: string): Promise<TaskRecord[]> {
+    const ids = await this.store.members(ownerKey(owner));
+    const found = await Promise.all(ids.map(async (id) => this.store.get(recordKey(id))));
+    return found.flatMap((text) => (text === undefined ? [] : [JSON.parse(text) as TaskRecord]));
   }
 
   /** The owner's live tasks on `endpoint`, oldest first. */
