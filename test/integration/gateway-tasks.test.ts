@@ -1,0 +1,138 @@
+// Gateway tasks (docs/decisions/0019-gateway-tasks.md): with tasks.gatewayTasks on, a tool of a
+// server without tasks (interactive-server's `slow`, over HTTP so both replicas reach one process
+// and its record of cancellations) is listed as taskSupport "optional", and a task-augmented call
+// of it runs as a task of the gateway's. Two gateway processes on one Redis: the client starts the
+// task on one and goes away; a new client on the other sees it working, then its result. The task
+// is the principal's only; tasks/cancel stops the upstream call; the bound refuses one task too many.
+// The memory store does the same in one process.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
+import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
+import { deleteKeysWithPrefix, redisUrl, uniqueKeyPrefix } from '../support/redis.js';
+import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
+
+const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
+const SLOW = 'interactive__slow';
+const MAX_PER_PRINCIPAL = 3;
+
+type Store = 'memory' | 'redis';
+
+describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without tasks, %s store', (store) => {
+  let issuer: LocalIssuer;
+  let upstream: HttpUpstream;
+  let replicas: GatewayProcess[] = [];
+  const clients: Client[] = [];
+  const keyPrefix = uniqueKeyPrefix('gateway-tasks');
+
+  beforeAll(async () => {
+    [issuer, upstream] = await Promise.all([startLocalIssuer(PUBLIC_URL), startHttpFixture('interactive-server')]);
+    const config = writeConfigFile({
+      server: { publicUrl: PUBLIC_URL },
+      auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
+      mcpServers: { interactive: { url: upstream.url } },
+      tasks: { gatewayTasks: true, maxPerPrincipal: MAX_PER_PRINCIPAL },
+      ...(store === 'redis' && { sessions: { store: 'redis', redisUrl: redisUrl(), keyPrefix } }),
+    });
+    replicas = store === 'redis' ? await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]) : [await startGatewayProcess(config)];
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await Promise.allSettled(replicas.map((replica) => replica.stop()));
+    await Promise.allSettled([issuer?.stop(), upstream?.stop()]);
+    if (store === 'redis') await deleteKeysWithPrefix(redisUrl(), keyPrefix);
+  });
+
+  const first = () => replicas[0]!;
+  /** The other replica (with one replica, the same one). */
+  const other = () => replicas.at(-1)!;
+
+  async function connect(gateway: GatewayProcess, sub: string): Promise<Client> {
+    const token = await issuer.token({ sub }, { audience: PUBLIC_URL });
+    const client = new Client({ name: 'gateway-tasks-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    return client;
+  }
+
+  async function startSlow(client: Client, ms: number, tag: string): Promise<{ taskId: string; status: string; pollInterval?: number | undefined }> {
+    const created = await client.request({ method: 'tools/call', params: { name: SLOW, arguments: { ms, tag }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    return created.task;
+  }
+
+  async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
+    try {
+      await call;
+    } catch (error) {
+      const { code, message } = error as { code: number; message: string };
+      return { code, message };
+    }
+    throw new Error('expected the request to fail');
+  }
+
+  /** The tags of the slow calls interactive-server saw cancelled. */
+  async function cancelledUpstream(client: Client): Promise<string[]> {
+    const result = await client.callTool({ name: 'interactive__cancellations' });
+    const [content] = result.content as { text: string }[];
+    return JSON.parse(content!.text) as string[];
+  }
+
+  it('announces tasks and lists the tools of the server without tasks as taskSupport "optional"', async () => {
+    const client = await connect(first(), 'alice');
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === SLOW)?.execution).toEqual({ taskSupport: 'optional' });
+  });
+
+  it('completes the task after the client went away, answered by a new client on the other replica', async () => {
+    const starter = await connect(first(), 'alice');
+    const task = await startSlow(starter, 1500, 'survives');
+    expect(task).toMatchObject({ status: 'working', pollInterval: expect.any(Number) });
+    await starter.close();
+
+    const elsewhere = await connect(other(), 'alice');
+    expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'working' });
+    // tasks/result waits until the task is done (the spec), then answers the upstream's own result.
+    const result = await elsewhere.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: 'text', text: 'slept 1500 ms' }]);
+    expect(result._meta?.['io.modelcontextprotocol/related-task']).toEqual({ taskId: task.taskId });
+    expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'completed' });
+    // The call was not cancelled upstream when its client went away.
+    expect(await cancelledUpstream(elsewhere)).not.toContain('survives');
+  });
+
+  it("keeps a principal's task from every other principal", async () => {
+    const owner = await connect(first(), 'carol');
+    const task = await startSlow(owner, 100, 'private');
+    const mallory = await connect(other(), 'mallory');
+    expect(await failure(mallory.experimental.tasks.getTask(task.taskId))).toMatchObject({ code: -32602, message: expect.stringContaining('task not found') });
+    expect(await failure(mallory.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toMatchObject({ code: -32602 });
+    expect(await failure(mallory.experimental.tasks.cancelTask(task.taskId))).toMatchObject({ code: -32602 });
+    expect((await mallory.experimental.tasks.listTasks()).tasks).toEqual([]);
+    expect((await owner.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId)).toContain(task.taskId);
+  });
+
+  it('cancels the upstream call on tasks/cancel from the other replica', async () => {
+    const starter = await connect(first(), 'dave');
+    const task = await startSlow(starter, 30_000, 'cancel-me');
+    const elsewhere = await connect(other(), 'dave');
+    expect(await elsewhere.experimental.tasks.cancelTask(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    await expect.poll(() => cancelledUpstream(elsewhere), { timeout: 5000, interval: 100 }).toContain('cancel-me');
+    expect(await starter.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'cancelled' });
+    // A task already cancelled is not cancelled again (the spec: -32602 for a terminal task).
+    expect(await failure(elsewhere.experimental.tasks.cancelTask(task.taskId))).toMatchObject({ code: -32602 });
+  });
+
+  it('refuses one gateway task more than a principal may keep, and no one else', async () => {
+    const client = await connect(first(), 'erin');
+    for (let n = 0; n < MAX_PER_PRINCIPAL; n += 1) await startSlow(client, 0, `bound-${n}`);
+    expect(await failure(startSlow(client, 0, 'one-too-many'))).toMatchObject({ code: -32602, message: expect.stringContaining('too many gateway tasks') });
+    // Another principal's allowance is its own.
+    expect((await startSlow(await connect(other(), 'frank'), 0, 'frank')).status).toBe('working');
+    // A plain call of the same tool is still a plain call.
+    expect((await client.callTool({ name: SLOW, arguments: { ms: 0, tag: 'plain' } })).content).toEqual([{ type: 'text', text: 'slept 0 ms' }]);
+  });
+});
