@@ -557,19 +557,45 @@ export class Gateway {
    * A request that outlives the client request that started it (a gateway task). It is in flight
    * under a caller key of its own: the upstream's messages meanwhile are not taken for another
    * caller's (in-flight.ts attributes a message only to the one caller waiting), and neither the
-   * request's end nor the session's cancels it; `signal` does.
+   * request's end nor the session's cancels it; `signal` does. Its outcome is a request event (an
+   * audit line, the metrics) of its own when it ends, as a plain call's is: the client request that
+   * started it was answered (and audited) long before.
    */
   async #forwardDetached(request: { caller: Caller; isolation: SessionRecord | undefined; trace: RequestTrace }, server: string, method: string, params: JsonObject, calledAs: string | undefined, signal: AbortSignal): Promise<JsonObject> {
-    const caller: Caller = { ...request.caller, key: `detached:${randomUUID()}` };
-    const inFlight = this.#inFlight.start(caller, request.caller.requestId ?? 0, undefined);
+    const started = performance.now();
+    const owner = request.caller;
+    const caller: Caller = { ...owner, key: `detached:${randomUUID()}` };
+    const trace: RequestTrace = { server, ...(request.trace.name !== undefined && { name: request.trace.name }) };
+    const inFlight = this.#inFlight.start(caller, owner.requestId ?? 0, undefined);
     const stop = () => inFlight.cancel(typeof signal.reason === 'string' ? signal.reason : 'cancelled');
     if (signal.aborted) stop();
     else signal.addEventListener('abort', stop, { once: true });
+    let errorCode: number | undefined;
     try {
-      return await this.#forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: undefined, retry: undefined, trace: request.trace, span: undefined }, server, method, params, calledAs);
+      return await this.#forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: undefined, retry: undefined, trace, span: undefined }, server, method, params, calledAs);
+    } catch (error) {
+      errorCode = toRpcError(error).code;
+      throw error;
     } finally {
       signal.removeEventListener('abort', stop);
       this.#inFlight.finish(inFlight);
+      this.#observer.onRequest({
+        method,
+        era: owner.era,
+        server,
+        name: trace.name,
+        outcome: errorCode === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
+        reason: trace.reason,
+        durationMs: performance.now() - started,
+        sessionId: owner.session?.id ?? '',
+        requestId: owner.requestId,
+        principal: owner.principal,
+        errorCode,
+        endpoint: owner.endpoint,
+        credentials: trace.credentials,
+        traceId: undefined,
+        spanId: undefined,
+      });
     }
   }
 

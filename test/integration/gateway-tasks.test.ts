@@ -3,7 +3,8 @@
 // and its record of cancellations) is listed as taskSupport "optional", and a task-augmented call
 // of it runs as a task of the gateway's. Two gateway processes on one Redis: the client starts the
 // task on one and goes away; a new client on the other sees it working, then its result. The task
-// is the principal's only; tasks/cancel stops the upstream call; the bound refuses one task too many.
+// is the principal's only; tasks/cancel stops the upstream call; the bound refuses one task too many;
+// the task's upstream call takes a plain call's path (the server's rate limit, an audit line).
 // The memory store does the same in one process.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,6 +18,7 @@ import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const SLOW = 'interactive__slow';
 const MAX_PER_PRINCIPAL = 3;
+const SLOW_PER_MINUTE = 5;
 
 type Store = 'memory' | 'redis';
 
@@ -34,6 +36,8 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
       auth: { issuer: issuer.issuer, jwksUri: issuer.jwksUri },
       mcpServers: { interactive: { url: upstream.url } },
       tasks: { gatewayTasks: true, maxPerPrincipal: MAX_PER_PRINCIPAL },
+      // Per principal: a task's upstream call is counted and refused as a plain call is.
+      limits: { servers: { interactive: { tools: { slow: { requestsPerMinute: SLOW_PER_MINUTE } } } } },
       ...(store === 'redis' && { sessions: { store: 'redis', redisUrl: redisUrl(), keyPrefix } }),
     });
     replicas = store === 'redis' ? await Promise.all([startGatewayProcess(config), startGatewayProcess(config)]) : [await startGatewayProcess(config)];
@@ -134,5 +138,20 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     expect((await startSlow(await connect(other(), 'frank'), 0, 'frank')).status).toBe('working');
     // A plain call of the same tool is still a plain call.
     expect((await client.callTool({ name: SLOW, arguments: { ms: 0, tag: 'plain' } })).content).toEqual([{ type: 'text', text: 'slept 0 ms' }]);
+  });
+
+  it("makes the task's upstream call the way a plain call goes: the server's rate limit refuses it, and the audit says so", async () => {
+    const client = await connect(first(), 'gina');
+    for (let n = 0; n < SLOW_PER_MINUTE; n += 1) await client.callTool({ name: SLOW, arguments: { ms: 0, tag: `rate-${n}` } });
+    const task = await startSlow(client, 0, 'over-the-rate');
+    // The task was made; its call was refused upstream-side by the limit, so the task failed with that error.
+    expect(await failure(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toMatchObject({ code: -32003 });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed' });
+    // Its own audit line, as a plain call's refusal has; the request that made the task has one too ("ok": it made the task).
+    // The process's log is read as it comes: wait for the line.
+    const refusals = () => first().logs.filter((line) => line.audit === true && line.sub === 'gina' && line.name === 'slow' && line.outcome === 'denied');
+    await expect.poll(refusals, { timeout: 5000, interval: 50 }).toEqual([
+      expect.objectContaining({ method: 'tools/call', server: 'interactive', reason: 'tool-rate-limit', errorCode: -32003 }),
+    ]);
   });
 });
