@@ -5,6 +5,7 @@
 // task on one and goes away; a new client on the other sees it working, then its result. The task
 // is the principal's only; tasks/cancel stops the upstream call; the bound refuses one task too many;
 // the task's upstream call takes a plain call's path (the server's rate limit, an audit line).
+// A 2026-07-28 client that declares the tasks extension gets the same, in that extension's shapes.
 // The memory store does the same in one process.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,12 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { deleteKeysWithPrefix, redisUrl, uniqueKeyPrefix } from '../support/redis.js';
+import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { startHttpFixture, type HttpUpstream } from '../support/upstreams.js';
 
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const SLOW = 'interactive__slow';
 const MAX_PER_PRINCIPAL = 3;
 const SLOW_PER_MINUTE = 5;
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 type Store = 'memory' | 'redis';
 
@@ -153,5 +156,39 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     await expect.poll(refusals, { timeout: 5000, interval: 50 }).toEqual([
       expect.objectContaining({ method: 'tools/call', server: 'interactive', reason: 'tool-rate-limit', errorCode: -32003 }),
     ]);
+  });
+
+  /** A 2026-07-28 request of `sub`'s to `gateway`, declaring the tasks extension; the JSON-RPC body. */
+  async function modern(gateway: GatewayProcess, sub: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const token = await issuer.token({ sub }, { audience: PUBLIC_URL });
+    const message = modernRequest(method, params, envelope({ extensions: { [TASKS_EXTENSION]: {} } }));
+    const { body } = await modernPost(new URL('/mcp', gateway.url).href, message, { token });
+    return body as Record<string, unknown>;
+  }
+
+  it('gives a 2026-07-28 client with the tasks extension a gateway task: flat, then done with the result inlined, on the other replica', async () => {
+    const created = (await modern(first(), 'henry', 'tools/call', { name: SLOW, arguments: { ms: 500, tag: 'modern' } })).result as Record<string, unknown>;
+    expect(created).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String), ttlMs: expect.any(Number) });
+    const taskId = String(created.taskId);
+    let task: Record<string, unknown> = {};
+    await expect
+      .poll(async () => {
+        task = (await modern(other(), 'henry', 'tasks/get', { taskId })).result as Record<string, unknown>;
+        return task.status;
+      }, { timeout: 5000, interval: 100 })
+      .toBe('completed');
+    expect(task.result).toMatchObject({ content: [{ type: 'text', text: 'slept 500 ms' }] });
+    // Not another principal's, and a cancel of a done task is an empty ack (2026).
+    expect(await modern(other(), 'mallory', 'tasks/get', { taskId })).toMatchObject({ error: { code: -32602 } });
+    expect(await modern(other(), 'henry', 'tasks/cancel', { taskId })).toMatchObject({ result: {} });
+  });
+
+  it('cancels the upstream call on a 2026-07-28 client\'s tasks/cancel', async () => {
+    const created = (await modern(first(), 'ivy', 'tools/call', { name: SLOW, arguments: { ms: 30_000, tag: 'modern-cancel' } })).result as Record<string, unknown>;
+    const taskId = String(created.taskId);
+    expect(await modern(other(), 'ivy', 'tasks/cancel', { taskId })).toMatchObject({ result: {} });
+    const client = await connect(other(), 'ivy');
+    await expect.poll(() => cancelledUpstream(client), { timeout: 5000, interval: 100 }).toContain('modern-cancel');
+    expect(((await modern(first(), 'ivy', 'tasks/get', { taskId })).result as Record<string, unknown>).status).toBe('cancelled');
   });
 });
