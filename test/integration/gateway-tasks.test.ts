@@ -111,6 +111,15 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     expect(await cancelledUpstream(elsewhere)).not.toContain('survives');
   });
 
+  it("fails the task when the tool answers an error of its own, and tasks/result answers that result", async () => {
+    const client = await connect(first(), 'jack');
+    // Out of the tool's input schema: the server answers a result with isError.
+    const task = await startSlow(client, -1, 'invalid');
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.isError).toBe(true);
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed' });
+  });
+
   it("keeps a principal's task from every other principal", async () => {
     const owner = await connect(first(), 'carol');
     const task = await startSlow(owner, 100, 'private');

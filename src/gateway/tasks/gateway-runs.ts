@@ -86,7 +86,8 @@ export class GatewayRuns {
       outcome =
         bytes > this.limits.maxResultBytes
           ? { task: { ...task, status: 'failed', statusMessage: 'the result is larger than the gateway keeps' }, error: RpcError.of(catalogueError('GatewayTaskResultTooLarge', bytes, this.limits.maxResultBytes)).toJson() }
-          : { task: { ...task, status: 'completed' }, result };
+          : // A tool's own error (isError) fails the task (the spec), its result still what tasks/result answers.
+            { task: { ...task, status: result.isError === true ? 'failed' : 'completed' }, result };
     } catch (error) {
       if (signal.aborted) return; // cancelled: tasks/cancel wrote the status already.
       outcome = { task: { ...task, status: 'failed', statusMessage: toRpcError(error).message }, error: toRpcError(error).toJson() };
