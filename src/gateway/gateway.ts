@@ -144,9 +144,10 @@ export class Gateway {
         bus: options.bus,
         local: (server, method, params, signal) => inbox.serve(server, method, params) ?? upstreamRequest(server, method, params, signal),
         ...(options.gatewayTasks && { gatewayTasks: options.gatewayTasks }),
+        // A server each session has its own connection to is not run as gateway tasks (its lists are the session's, unmarked).
         isPlain: (server) => {
           const info = options.upstreams.get(server)?.info;
-          return info !== undefined && !hasOwnToolTasks(info.capabilities);
+          return info !== undefined && !hasOwnToolTasks(info.capabilities) && this.#isolated?.find(server) === undefined;
         },
         notify: async (session, message) => void (await this.#outbox.toSessions([session], message)),
       });
