@@ -9,7 +9,7 @@
 // The memory store does the same in one process.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, writeConfigFile, type GatewayProcess } from '../support/gateway-process.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
@@ -120,6 +120,14 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: 'failed' });
   });
 
+  it('tells the session that made the task when it is done', async () => {
+    const client = await connect(first(), 'kate');
+    const statuses: { taskId: string; status: string }[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void statuses.push(notification.params));
+    const task = await startSlow(client, 200, 'told');
+    await expect.poll(() => statuses, { timeout: 5000, interval: 50 }).toEqual([expect.objectContaining({ taskId: task.taskId, status: 'completed' })]);
+  });
+
   it("keeps a principal's task from every other principal", async () => {
     const owner = await connect(first(), 'carol');
     const task = await startSlow(owner, 100, 'private');
@@ -199,5 +207,36 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     const client = await connect(other(), 'ivy');
     await expect.poll(() => cancelledUpstream(client), { timeout: 5000, interval: 100 }).toContain('modern-cancel');
     expect(((await modern(first(), 'ivy', 'tasks/get', { taskId })).result as Record<string, unknown>).status).toBe('cancelled');
+  });
+});
+
+describe('a gateway task whose result is larger than the gateway keeps', () => {
+  let upstream: HttpUpstream;
+  let gateway: GatewayProcess;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startHttpFixture('interactive-server');
+    // No auth: every caller is one principal. "slept 0 ms" as a result is some 50 bytes of JSON.
+    gateway = await startGatewayProcess(writeConfigFile({ mcpServers: { interactive: { url: upstream.url } }, tasks: { gatewayTasks: true, maxResultBytes: 20 } }));
+    client = new Client({ name: 'gateway-tasks-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', gateway.url)));
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await Promise.allSettled([gateway?.stop(), upstream?.stop()]);
+  });
+
+  it('fails the task and answers why on tasks/result', async () => {
+    const created = await client.request({ method: 'tools/call', params: { name: SLOW, arguments: { ms: 0, tag: 'large' }, task: {} } }, CreateTaskResultSchema);
+    // No ttl asked: the cap (tasks.maxTtlSeconds, an hour by default).
+    expect(created.task.ttl).toBe(3_600_000);
+    const error = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema).then(
+      () => undefined,
+      (failed: unknown) => failed as { code: number; message: string },
+    );
+    expect(error).toMatchObject({ code: -32603, message: expect.stringContaining('larger than the gateway keeps (20 bytes)') });
+    expect(await client.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: 'failed' });
   });
 });
