@@ -178,6 +178,14 @@ export const ERRORS = {
     when: 'A task-augmented tools/call that the gateway would run as a gateway task (the tool\'s upstream has no tasks) while the principal already has `tasks.maxPerPrincipal` of them kept (working, or done within their ttl).',
     remedy: 'Wait for a task to expire (ask for a shorter `task.ttl`), call the tool without `task`, or raise `tasks.maxPerPrincipal`.',
   },
+  GatewayTaskLost: {
+    code: -32603,
+    sameAs: 'InternalError',
+    status: 200,
+    message: () => 'Internal error: the gateway replica that ran this task stopped before it was done',
+    when: 'A gateway task was still working when the replica running its call stopped (its lease in the store ran out): the task is `failed`, and tasks/result answers this.',
+    remedy: 'Call the tool again (as a task or not).',
+  },
   GatewayTaskResultTooLarge: {
     code: -32603,
     sameAs: 'InternalError',

@@ -208,6 +208,21 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     await expect.poll(() => cancelledUpstream(client), { timeout: 5000, interval: 100 }).toContain('modern-cancel');
     expect(((await modern(first(), 'ivy', 'tasks/get', { taskId })).result as Record<string, unknown>).status).toBe('cancelled');
   });
+  // Last of its block: it stops the first replica.
+  it.runIf(store === 'redis')('fails a task whose replica crashed, rather than leaving it working', async () => {
+    const task = await startSlow(await connect(first(), 'lena'), 30_000, 'orphaned');
+    const elsewhere = await connect(other(), 'lena');
+    // Killed, not stopped: a replica that shuts down fails its running calls itself, a crashed one cannot.
+    const exited = new Promise((resolve) => first().child.once('exit', resolve));
+    first().child.kill('SIGKILL');
+    await exited;
+    expect((await elsewhere.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    // The running replica's lease in the store runs out within some 10 s.
+    await expect
+      .poll(async () => (await elsewhere.experimental.tasks.getTask(task.taskId)).status, { timeout: 20_000, interval: 500 })
+      .toBe('failed');
+    expect(await failure(elsewhere.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema))).toMatchObject({ code: -32603, message: expect.stringContaining('stopped before it was done') });
+  }, 30_000);
 });
 
 describe('a gateway task whose result is larger than the gateway keeps', () => {

@@ -32,6 +32,13 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** How often tasks/result looks at the store while the task runs; also the pollInterval handed out. */
 const POLL_MS = 250;
 const CANCEL_TOPIC = 'gateway-task-cancel';
+/**
+ * The running replica's lease on a task: renewed every LEASE_RENEW_MS while the call runs, kept
+ * LEASE_SECONDS. A task still working without it lost its replica (stopped, crashed): it is failed
+ * then, rather than read `working` (and block tasks/result) until its ttl.
+ */
+const LEASE_SECONDS = 10;
+const LEASE_RENEW_MS = 3_000;
 
 export class GatewayRuns {
   readonly #running = new Map<string, AbortController>();
@@ -71,10 +78,16 @@ export class GatewayRuns {
   async begin(record: TaskRecord, ttlMs: number, call: (signal: AbortSignal) => Promise<JsonObject>, onStatus: (task: JsonObject) => void): Promise<JsonObject> {
     const now = new Date().toISOString();
     const task: JsonObject = { taskId: record.id, status: 'working', createdAt: now, lastUpdatedAt: now, ttl: ttlMs, pollInterval: POLL_MS };
+    await this.#renewLease(record.id);
     await this.#write(record.id, { task }, ttlMs);
     const abort = new AbortController();
     this.#running.set(record.id, abort);
-    void this.#run(record, ttlMs, task, call, abort.signal, onStatus).finally(() => this.#running.delete(record.id));
+    // Unreferenced: a call still running does not keep a stopping process alive.
+    const lease = setInterval(() => void this.#renewLease(record.id).catch(() => {}), LEASE_RENEW_MS).unref();
+    void this.#run(record, ttlMs, task, call, abort.signal, onStatus).finally(() => {
+      clearInterval(lease);
+      this.#running.delete(record.id);
+    });
     return task;
   }
 
@@ -101,7 +114,7 @@ export class GatewayRuns {
 
   /** tasks/get, tasks/result, tasks/cancel of a gateway task, answered from the store. */
   async send(record: TaskRecord, method: string, signal: AbortSignal): Promise<JsonObject> {
-    const state = await this.#state(record.id);
+    const state = await this.#current(record);
     if (state === undefined) throw rpcError('TaskNotFound', record.id);
     if (method === 'tasks/get') return state.task;
     if (method === 'tasks/cancel') return this.#cancel(record, state);
@@ -125,7 +138,7 @@ export class GatewayRuns {
     while (state !== undefined && !TERMINAL.has(String(state.task.status))) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (signal.aborted) throw rpcError('RequestCancelled', 'tasks/result');
-      state = await this.#state(record.id);
+      state = await this.#current(record);
     }
     if (state === undefined) throw rpcError('TaskNotFound', record.id);
     if (state.result) return state.result;
@@ -133,6 +146,21 @@ export class GatewayRuns {
     // A task cancelled (or failed without a stored error) has no result: an internal error names its status.
     const fallback = catalogueError('InternalError');
     throw new RpcError(typeof error.code === 'number' ? error.code : fallback.code, typeof error.message === 'string' ? error.message : `task ${String(state.task.status)}`, error.data);
+  }
+
+  /** The task's state; a working one whose replica's lease ran out is failed first (and so stored). */
+  async #current(record: TaskRecord): Promise<RunState | undefined> {
+    const state = await this.#state(record.id);
+    if (state === undefined || TERMINAL.has(String(state.task.status)) || this.#running.has(record.id)) return state;
+    if ((await this.store.get(leaseKey(record.id))) !== undefined) return state;
+    const error = RpcError.of(catalogueError('GatewayTaskLost'));
+    const lost: RunState = { task: { ...state.task, status: 'failed', statusMessage: error.message, lastUpdatedAt: new Date().toISOString() }, error: error.toJson() };
+    await this.#write(record.id, lost, typeof state.task.ttl === 'number' ? state.task.ttl : this.ttlMs(undefined));
+    return lost;
+  }
+
+  #renewLease(id: string): Promise<void> {
+    return this.store.set(leaseKey(id), '1', LEASE_SECONDS);
   }
 
   async #state(id: string): Promise<RunState | undefined> {
@@ -145,6 +173,10 @@ export class GatewayRuns {
   #write(id: string, state: RunState, ttlMs: number): Promise<void> {
     return this.store.set(stateKey(id), JSON.stringify(state), Math.ceil(ttlMs / 1000));
   }
+}
+
+function leaseKey(id: string): string {
+  return `gateway-task-run:${id}`;
 }
 
 function stateKey(id: string): string {
