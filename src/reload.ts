@@ -10,7 +10,7 @@ import { watchConfig } from './config/watch.js';
 import type { Logger } from './observe/logger.js';
 
 /** Sections a running gateway cannot take over without a restart (limits.servers aside: see restartOnlyPart). */
-const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'endpoints', 'limits', 'admin', 'telemetry'] as const;
+const RESTART_ONLY = ['server', 'sessions', 'auth', 'policy', 'endpoints', 'limits', 'admin', 'telemetry', 'tasks'] as const;
 
 /**
  * What of a section needs a restart to change. limits.requestsPerMinute is the HTTP middleware's,

@@ -627,7 +627,7 @@ export const configSchema = z
       .default({})
       .describe('More MCP endpoints beside `server.path`, by name (a metric label value, not `default`): each the same gateway seen through a selection.'),
     limits: limitsSection.default({}).describe('Rate limits per principal, and per-server rates and concurrency caps.'),
-    tasks: tasksSection.default(() => tasksSection.parse({})).describe('Gateway tasks: tasks the gateway runs for servers that have none, and their bounds.'),
+    tasks: tasksSection.default(() => tasksSection.parse({})).describe('Gateway tasks: tasks the gateway runs for servers that have none, and their bounds. A change takes effect after a restart.'),
     mrtr: mrtrSection.default(() => mrtrSection.parse({})).describe('How the gateway keeps a 2026-07-28 call between the client\'s rounds of input.'),
     pinning: pinningSection
       .default(() => pinningObject.parse({}))
