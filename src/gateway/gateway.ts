@@ -1,7 +1,5 @@
 // The MCP brain: initialize, then one handler per method, each request answered with exactly one
 // JSON-RPC response whatever happens upstream. Knows MCP; knows nothing of HTTP or Redis.
-import { randomUUID } from 'node:crypto';
-import { hasOwnToolTasks } from './tasks/gateway-run-tools.js';
 import type { Principal } from '../auth/principal.js';
 import type { SessionRecord } from '../session/store.js';
 import { isStoreUnavailable } from '../session/store-unavailable.js';
@@ -23,6 +21,7 @@ import { serveOptions, type GatewayOptions, type IncomingRequest, type Initializ
 export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
 import { describeUpstreams, listsFreshForMs } from './description.js';
 import { UpstreamForwarding } from './calls/forwarding.js';
+import { forwardDetached } from './calls/detached-forwarding.js';
 import type { JsonObject } from '../protocol/json.js';
 import { UpstreamRpcError } from '../upstream/errors.js';
 import {
@@ -56,9 +55,8 @@ import { noteWithheld } from './catalogue/tool-gate.js';
 import { UpstreamLogLevels } from './sessions/upstream-log-levels.js';
 import { UpstreamMessageRouter } from './sessions/upstream-messages.js';
 import { endMethodSpan, startMethodSpan } from './method-span.js';
-import { GatewayTasks } from './tasks/gateway-tasks.js';
-import { TaskInbox } from './tasks/task-inbox.js';
-import { UpstreamUnavailableError } from '../upstream/errors.js';
+import type { GatewayTasks } from './tasks/gateway-tasks.js';
+import { taskSide } from './tasks/task-side.js';
 import { MCP_SESSION_ID } from '../observe/tracing/attributes.js';
 import type { SpanParent, TraceSpan } from '../observe/tracing/tracing.js';
 
@@ -130,41 +128,18 @@ export class Gateway {
       logger: options.logger,
     });
     this.#notifications = new ClientNotifications({ inFlight: this.#inFlight, upstreams: options.upstreams, isolated: this.#isolated, bus: options.bus });
-    // A task request another replica relays has no client here: it goes straight to this replica's connection.
-    const upstreamRequest = (server: string, method: string, params: JsonObject, signal?: AbortSignal) => {
-      const upstream = options.upstreams.get(server);
-      if (!upstream) return Promise.reject(new UpstreamUnavailableError(server, 'it is not configured'));
-      return upstream.request(method, params, signal ? { signal } : {});
-    };
-    const inbox = new TaskInbox((server, upstreamTaskId) => upstreamRequest(server, 'tasks/result', { taskId: upstreamTaskId }));
     this.#tasks =
       options.tasks &&
-      new GatewayTasks({
-        store: options.tasks,
+      taskSide({
+        tasks: options.tasks,
+        gatewayTasks: options.gatewayTasks,
         bus: options.bus,
-        local: (server, method, params, signal) => inbox.serve(server, method, params) ?? upstreamRequest(server, method, params, signal),
-        ...(options.gatewayTasks && { gatewayTasks: options.gatewayTasks }),
-        // A server each session has its own connection to is not run as gateway tasks (its lists are the session's, unmarked).
-        isPlain: (server) => {
-          const info = options.upstreams.get(server)?.info;
-          return info !== undefined && !hasOwnToolTasks(info.capabilities) && this.#isolated?.find(server) === undefined;
-        },
-        notify: async (session, message) => void (await this.#outbox.toSessions([session], message)),
+        store: options.store,
+        upstreams: options.upstreams,
+        isolated: this.#isolated,
+        outbox: this.#outbox,
+        relay: this.#relay,
       });
-    const tasks = this.#tasks;
-    if (tasks) {
-      // A question for a 2026 client's task (bridged to a 2025 upstream) waits here for its tasks/update.
-      this.#relay.taskInbox = async (server, upstreamTaskId, request) => {
-        const record = await tasks.ofUpstream(server, upstreamTaskId);
-        return record && record.session === undefined && !record.modern ? inbox.hold(server, upstreamTaskId, request) : undefined;
-      };
-      // An upstream's question for a task goes to the session whose task it is (read fresh: any replica may hold it).
-      this.#relay.taskOwner = async (server, upstreamTaskId) => {
-        const record = await tasks.ofUpstream(server, upstreamTaskId);
-        const session = record?.session === undefined ? undefined : await options.store.get(record.session);
-        return session && record && { session, taskId: record.id };
-      };
-    }
     this.listens = new Listens({
       catalog: options.catalog,
       bus: options.bus,
@@ -543,7 +518,8 @@ export class Gateway {
       ...(session && { ask: (request: { method: string; params?: JsonObject }) => this.#relay.relayTo({ session, related: inFlight.related }, { ...request, signal: inFlight.signal }) }),
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
-      forwardDetached: (server, method, params, calledAs, signal) => this.#forwardDetached({ caller, isolation, trace }, server, method, params, calledAs, signal),
+      forwardDetached: (server, method, params, calledAs, signal) =>
+        forwardDetached({ inFlight: this.#inFlight, forwarding: this.#forwarding, observer: this.#observer }, { caller, isolation, trace }, server, method, params, calledAs, signal),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
@@ -552,52 +528,6 @@ export class Gateway {
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
     };
-  }
-
-  /**
-   * A request that outlives the client request that started it (a gateway task). It is in flight
-   * under a caller key of its own: the upstream's messages meanwhile are not taken for another
-   * caller's (in-flight.ts attributes a message only to the one caller waiting), and neither the
-   * request's end nor the session's cancels it; `signal` does. Its outcome is a request event (an
-   * audit line, the metrics) of its own when it ends, as a plain call's is: the client request that
-   * started it was answered (and audited) long before.
-   */
-  async #forwardDetached(request: { caller: Caller; isolation: SessionRecord | undefined; trace: RequestTrace }, server: string, method: string, params: JsonObject, calledAs: string | undefined, signal: AbortSignal): Promise<JsonObject> {
-    const started = performance.now();
-    const owner = request.caller;
-    const caller: Caller = { ...owner, key: `detached:${randomUUID()}` };
-    const trace: RequestTrace = { server, ...(request.trace.name !== undefined && { name: request.trace.name }) };
-    const inFlight = this.#inFlight.start(caller, owner.requestId ?? 0, undefined);
-    const stop = () => inFlight.cancel(typeof signal.reason === 'string' ? signal.reason : 'cancelled');
-    if (signal.aborted) stop();
-    else signal.addEventListener('abort', stop, { once: true });
-    let errorCode: number | undefined;
-    try {
-      return await this.#forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: undefined, retry: undefined, trace, span: undefined }, server, method, params, calledAs);
-    } catch (error) {
-      errorCode = toRpcError(error).code;
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', stop);
-      this.#inFlight.finish(inFlight);
-      this.#observer.onRequest({
-        method,
-        era: owner.era,
-        server,
-        name: trace.name,
-        outcome: errorCode === undefined ? 'ok' : trace.denied ? 'denied' : 'error',
-        reason: trace.reason,
-        durationMs: performance.now() - started,
-        sessionId: owner.session?.id ?? '',
-        requestId: owner.requestId,
-        principal: owner.principal,
-        errorCode,
-        endpoint: owner.endpoint,
-        credentials: trace.credentials,
-        traceId: undefined,
-        spanId: undefined,
-      });
-    }
   }
 
   /** Session-isolated servers that lists went without lately, and why (for /readyz and the status page). */
