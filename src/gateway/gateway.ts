@@ -519,7 +519,15 @@ export class Gateway {
       releaseElsewhere: (server, uri) => this.#ending.releaseElsewhere(caller.key, server, uri),
       forward: (server, method, params, calledAs) => this.#forwarding.forward({ caller, isolation, inFlight, onProgress, retry, trace, span }, server, method, params, calledAs),
       forwardDetached: (server, method, params, calledAs, signal) =>
-        forwardDetached({ inFlight: this.#inFlight, forwarding: this.#forwarding, observer: this.#observer }, { caller, isolation, trace }, server, method, params, calledAs, signal),
+        forwardDetached(
+          { inFlight: this.#inFlight, forwarding: this.#forwarding, observer: this.#observer },
+          { caller, isolation, trace, onProgress: this.#taskProgress(caller, params) },
+          server,
+          method,
+          params,
+          calledAs,
+          signal,
+        ),
       describe: () => this.describe(),
       updateSession: async (patch) => {
         if (!session) throw rpcErrors.methodNotFound('a session method');
@@ -527,6 +535,23 @@ export class Gateway {
         if (!updated) throw rpcError('SessionEnded');
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
+    };
+  }
+
+  /**
+   * A gateway task's progress goes to the session that made it, under the client's own token, which
+   * stays valid for the task's life (the tasks spec): queued for its GET stream on any replica. A
+   * 2026 client has no stream to take it on.
+   */
+  #taskProgress(caller: Caller, params: JsonObject): ((update: ProgressUpdate) => void) | undefined {
+    const session = caller.session;
+    const progressToken = progressTokenOf(params);
+    if (session === undefined || progressToken === undefined) return undefined;
+    return (update) => {
+      const message = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken, ...update } };
+      this.#outbox.toSessions([session.id], message).catch(() => {
+        // Progress is advice: a store that does not take it loses an update, not the task.
+      });
     };
   }
 

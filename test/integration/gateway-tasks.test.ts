@@ -5,7 +5,8 @@
 // task on one and goes away; a new client on the other sees it working, then its result. The task
 // is the principal's only; tasks/cancel stops the upstream call; the bound refuses one task too many;
 // the task's upstream call takes a plain call's path (the server's rate limit, an audit line).
-// A 2026-07-28 client that declares the tasks extension gets the same, in that extension's shapes.
+// The call's progress reaches the session that made the task. A 2026-07-28 client that declares the
+// tasks extension gets the same, in that extension's shapes.
 // The memory store does the same in one process.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -126,6 +127,17 @@ describe.each<Store>(['memory', 'redis'])('gateway tasks for a server without ta
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void statuses.push(notification.params));
     const task = await startSlow(client, 200, 'told');
     await expect.poll(() => statuses, { timeout: 5000, interval: 50 }).toEqual([expect.objectContaining({ taskId: task.taskId, status: 'completed' })]);
+  });
+
+  it("passes the call's progress to the session that made the task, under the client's own token", async () => {
+    const client = await connect(first(), 'liam');
+    const updates: { progress: number; message?: string | undefined }[] = [];
+    // The SDK keeps the request's progress handler for the task's life (its token stays valid then).
+    const created = await client.request({ method: 'tools/call', params: { name: SLOW, arguments: { ms: 300, tag: 'progress' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema, {
+      onprogress: (update) => void updates.push(update),
+    });
+    expect(created.task.status).toBe('working');
+    await expect.poll(() => updates, { timeout: 5000, interval: 50 }).toEqual([expect.objectContaining({ progress: 0, message: 'started' })]);
   });
 
   it("keeps a principal's task from every other principal", async () => {

@@ -9,6 +9,7 @@ import type { RequestTrace } from '../handlers/handler-context.js';
 import type { GatewayObserver } from '../observer.js';
 import type { UpstreamForwarding } from './forwarding.js';
 import type { InFlightRegistry } from './in-flight.js';
+import type { ProgressUpdate } from '../../upstream/types.js';
 
 export interface DetachedForwardingDeps {
   readonly inFlight: InFlightRegistry;
@@ -26,7 +27,13 @@ export interface DetachedForwardingDeps {
  */
 export async function forwardDetached(
   { inFlight: registry, forwarding, observer }: DetachedForwardingDeps,
-  request: { readonly caller: Caller; readonly isolation: SessionRecord | undefined; readonly trace: RequestTrace },
+  request: {
+    readonly caller: Caller;
+    readonly isolation: SessionRecord | undefined;
+    readonly trace: RequestTrace;
+    /** The upstream's progress, for the session that made the task (gateway.ts). */
+    readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+  },
   server: string,
   method: string,
   params: JsonObject,
@@ -43,7 +50,7 @@ export async function forwardDetached(
   else signal.addEventListener('abort', stop, { once: true });
   let errorCode: number | undefined;
   try {
-    return await forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: undefined, retry: undefined, trace, span: undefined }, server, method, params, calledAs);
+    return await forwarding.forward({ caller, isolation: request.isolation, inFlight, onProgress: request.onProgress, retry: undefined, trace, span: undefined }, server, method, params, calledAs);
   } catch (error) {
     errorCode = toRpcError(error).code;
     throw error;
