@@ -21,7 +21,7 @@ import { serveOptions, type GatewayOptions, type IncomingRequest, type Initializ
 export type { GatewayOptions, IncomingRequest, InitializeOutcome, ServeOptions, Served } from './gateway-types.js';
 import { describeUpstreams, listsFreshForMs } from './description.js';
 import { UpstreamForwarding } from './calls/forwarding.js';
-import { forwardDetached } from './calls/detached-forwarding.js';
+import { forwardDetached, taskProgress } from './calls/detached-forwarding.js';
 import type { JsonObject } from '../protocol/json.js';
 import { UpstreamRpcError } from '../upstream/errors.js';
 import {
@@ -521,7 +521,7 @@ export class Gateway {
       forwardDetached: (server, method, params, calledAs, signal) =>
         forwardDetached(
           { inFlight: this.#inFlight, forwarding: this.#forwarding, observer: this.#observer },
-          { caller, isolation, trace, onProgress: this.#taskProgress(caller, params) },
+          { caller, isolation, trace, onProgress: taskProgress(this.#outbox, caller, params) },
           server,
           method,
           params,
@@ -535,23 +535,6 @@ export class Gateway {
         if (!updated) throw rpcError('SessionEnded');
         if (patch.logLevel !== undefined) this.#logLevels.request(upstreams.all, patch.logLevel);
       },
-    };
-  }
-
-  /**
-   * A gateway task's progress goes to the session that made it, under the client's own token, which
-   * stays valid for the task's life (the tasks spec): queued for its GET stream on any replica. A
-   * 2026 client has no stream to take it on.
-   */
-  #taskProgress(caller: Caller, params: JsonObject): ((update: ProgressUpdate) => void) | undefined {
-    const session = caller.session;
-    const progressToken = progressTokenOf(params);
-    if (session === undefined || progressToken === undefined) return undefined;
-    return (update) => {
-      const message = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken, ...update } };
-      this.#outbox.toSessions([session.id], message).catch(() => {
-        // Progress is advice: a store that does not take it loses an update, not the task.
-      });
     };
   }
 

@@ -1,5 +1,6 @@
 // A gateway task's upstream call: forwarded the way a plain call is (server limits, per-user
-// credentials, eras), but detached from the client request that started it.
+// credentials, eras), but detached from the client request that started it; and where its
+// progress goes.
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../../protocol/json.js';
 import type { SessionRecord } from '../../session/store.js';
@@ -9,6 +10,8 @@ import type { RequestTrace } from '../handlers/handler-context.js';
 import type { GatewayObserver } from '../observer.js';
 import type { UpstreamForwarding } from './forwarding.js';
 import type { InFlightRegistry } from './in-flight.js';
+import type { SessionOutbox } from '../sessions/session-outbox.js';
+import { progressTokenOf } from './progress.js';
 import type { ProgressUpdate } from '../../upstream/types.js';
 
 export interface DetachedForwardingDeps {
@@ -75,4 +78,21 @@ export async function forwardDetached(
       spanId: undefined,
     });
   }
+}
+
+/**
+ * A gateway task's progress goes to the session that made it, under the client's own token, which
+ * stays valid for the task's life (the tasks spec): queued for its GET stream on any replica. A
+ * 2026 client has no stream to take it on.
+ */
+export function taskProgress(outbox: SessionOutbox, caller: Caller, params: JsonObject): ((update: ProgressUpdate) => void) | undefined {
+  const session = caller.session;
+  const progressToken = progressTokenOf(params);
+  if (session === undefined || progressToken === undefined) return undefined;
+  return (update) => {
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken, ...update } };
+    outbox.toSessions([session.id], message).catch(() => {
+      // Progress is advice: a store that does not take it loses an update, not the task.
+    });
+  };
 }
