@@ -12,6 +12,7 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { connectDirect, type TestClient } from '../support/mcp-clients.js';
 import { connectModern } from '../support/modern-client.js';
 import { modernServerStdio } from '../support/upstreams.js';
+import { rpcFailure } from '../support/rpc-failure.js';
 
 const UI = 'io.modelcontextprotocol/ui';
 const HOST_CAPABILITIES = { extensions: { [UI]: { mimeTypes: ['text/html;profile=mcp-app'] } } };
@@ -69,16 +70,6 @@ interface Tool {
 
 async function toolsOf(client: Client): Promise<Tool[]> {
   return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools as Tool[];
-}
-
-async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const { code, message } = error as { code: number; message: string };
-    return { code, message };
-  }
-  throw new Error('the call succeeded');
 }
 
 /** The upstream's tool _meta with its app URIs exposed under `slug`, as the README says. */
@@ -142,13 +133,13 @@ describe.each(['2025', '2026'] as const)('a %s host that renders apps', (era) =>
   });
 
   it('refuses a name two servers in its view have, naming both exposed names', async () => {
-    const refused = await failure((await host(era)).callTool({ name: 'get-time', arguments: {} }));
+    const refused = await rpcFailure((await host(era)).callTool({ name: 'get-time', arguments: {} }));
     expect(refused.code).toBe(-32602);
     expect(refused.message).toContain('Ambiguous tool: get-time is a tool of more than one server; call it as basic__get-time or clock__get-time');
   });
 
   it('answers a call by the name of a tool policy denies as an unknown tool, audited as denied', async () => {
-    const refused = await failure((await host(era)).callTool({ name: 'echo', arguments: { message: 'hi' } }));
+    const refused = await rpcFailure((await host(era)).callTool({ name: 'echo', arguments: { message: 'hi' } }));
     expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: echo') });
     expect(gateway.logs).toContainEqual(expect.objectContaining({ audit: true, method: 'tools/call', server: 'modern', name: 'echo', outcome: 'denied' }));
   });
@@ -157,7 +148,7 @@ describe.each(['2025', '2026'] as const)('a %s host that renders apps', (era) =>
     const time = await (await host(era, '/mcp/apps')).callTool({ name: 'get-time', arguments: {} });
     expect(time.structuredContent).toMatchObject({ time: expect.any(String) });
     expect(gateway.logs).toContainEqual(expect.objectContaining({ audit: true, endpoint: 'apps', server: 'basic', name: 'get-time', outcome: 'ok' }));
-    const refused = await failure((await host(era, '/mcp/clocks')).callTool({ name: 'poll-system-stats', arguments: {} }));
+    const refused = await rpcFailure((await host(era, '/mcp/clocks')).callTool({ name: 'poll-system-stats', arguments: {} }));
     expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: poll-system-stats') });
   });
 

@@ -15,6 +15,7 @@ import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { envelope, modernPost, modernRequest } from '../support/modern-http.js';
 import { redisUrl } from '../support/redis.js';
 import { startHttpFixture, stdioFixture, type HttpUpstream, type StdioUpstream } from '../support/upstreams.js';
+import { rpcFailure } from '../support/rpc-failure.js';
 
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -101,16 +102,6 @@ describe.each(SETUPS)('tasks of a 2026-07-28 upstream through the gateway, $stor
     return ack;
   }
 
-  async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
-    try {
-      await call;
-    } catch (error) {
-      const { code, message } = error as { code: number; message: string };
-      return { code, message };
-    }
-    throw new Error('expected the request to fail');
-  }
-
   it('announces tasks to both eras and lists the task tools with their taskSupport', async () => {
     const client = await connect(first(), 'alice');
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
@@ -185,8 +176,8 @@ describe.each(SETUPS)('tasks of a 2026-07-28 upstream through the gateway, $stor
     const created = await client.request({ method: 'tools/call', params: { name: 'jobs__slow_compute', arguments: { seconds: 60 }, task: {} } }, CreateTaskResultSchema);
     const elsewhere = await connect(other(), 'erin');
     expect(await elsewhere.experimental.tasks.cancelTask(created.task.taskId)).toMatchObject({ taskId: created.task.taskId, status: 'cancelled' });
-    expect(await failure(elsewhere.experimental.tasks.cancelTask(created.task.taskId))).toMatchObject({ code: -32602 });
-    expect(await failure(elsewhere.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema))).toMatchObject({ code: -32602, message: expect.stringContaining('cancelled') });
+    expect(await rpcFailure(elsewhere.experimental.tasks.cancelTask(created.task.taskId))).toMatchObject({ code: -32602 });
+    expect(await rpcFailure(elsewhere.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema))).toMatchObject({ code: -32602, message: expect.stringContaining('cancelled') });
   }, 30_000);
 
   it("passes a 2026 client's task through: a flat CreateTaskResult under the gateway's id, tasks/get with the result inlined", async () => {
@@ -223,7 +214,7 @@ describe.each(SETUPS)('tasks of a 2026-07-28 upstream through the gateway, $stor
     expect((await modern(other(), 'mallory', 'tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
     expect((await modern(other(), 'mallory', 'tasks/cancel', { taskId })).error).toMatchObject({ code: -32602 });
     expect((await modern(other(), 'ivan', 'tasks/get', { taskId }, '/mcp/other')).error).toMatchObject({ code: -32602 });
-    expect(await failure((await connect(other(), 'mallory')).experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602 });
+    expect(await rpcFailure((await connect(other(), 'mallory')).experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602 });
     // Nothing of the upstream's own id reaches a client: only the gateway's.
     expect(JSON.stringify(await modern(first(), 'ivan', 'tasks/get', { taskId }))).not.toContain('upstream-task-');
     await modern(first(), 'ivan', 'tasks/cancel', { taskId });

@@ -12,6 +12,7 @@ import { startGateway, type TestGateway } from '../support/gateway.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { redisUrl } from '../support/redis.js';
 import { everythingStdio } from '../support/upstreams.js';
+import { rpcFailure } from '../support/rpc-failure.js';
 
 const PUBLIC_URL = 'https://mcp.switchboard.test/mcp';
 const RESEARCH = 'everything__simulate-research-query';
@@ -61,16 +62,6 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
   async function startResearch(client: Client): Promise<string> {
     const created = await client.request({ method: 'tools/call', params: { name: RESEARCH, arguments: { topic: 'gateways' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
     return created.task.taskId;
-  }
-
-  async function failure(call: Promise<unknown>): Promise<{ code: number; message: string }> {
-    try {
-      await call;
-    } catch (error) {
-      const { code, message } = error as { code: number; message: string };
-      return { code, message };
-    }
-    throw new Error('expected the request to fail');
   }
 
   it('announces tasks and lists the task tool with its taskSupport', async () => {
@@ -154,10 +145,10 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
   it("keeps a task to its principal and endpoint: another's is not found, and not listed", async () => {
     const taskId = await startResearch(await connect(first(), 'carol'));
     const mallory = await connect(other(), 'mallory');
-    expect(await failure(mallory.experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602, message: expect.stringContaining('task not found') });
+    expect(await rpcFailure(mallory.experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602, message: expect.stringContaining('task not found') });
     expect((await mallory.experimental.tasks.listTasks()).tasks.map((task) => task.taskId)).not.toContain(taskId);
     const carolElsewhere = await connect(other(), 'carol', '/mcp/other');
-    expect(await failure(carolElsewhere.experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602 });
+    expect(await rpcFailure(carolElsewhere.experimental.tasks.getTask(taskId))).toMatchObject({ code: -32602 });
     await (await connect(first(), 'carol')).experimental.tasks.cancelTask(taskId);
   });
 
@@ -168,13 +159,13 @@ describe.each<Store>(['memory', 'redis'])('tasks through the gateway, %s store',
     // The research takes four one-second stages: past them, the upstream still says cancelled.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
     expect(await (await connect(first(), 'dave')).experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'cancelled' });
-    expect(await failure(elsewhere.experimental.tasks.cancelTask(taskId))).toMatchObject({ code: -32602 });
+    expect(await rpcFailure(elsewhere.experimental.tasks.cancelTask(taskId))).toMatchObject({ code: -32602 });
   }, 30_000);
 
   it('honours execution.taskSupport: a required tool refuses a plain call, a forbidden one a task', async () => {
     const client = await connect(first(), 'erin');
-    expect(await failure(client.callTool({ name: RESEARCH, arguments: { topic: 'x' } }))).toMatchObject({ code: -32601, message: expect.stringContaining('must be called as a task') });
-    expect(await failure(client.request({ method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hi' }, task: {} } }, CallToolResultSchema))).toMatchObject({
+    expect(await rpcFailure(client.callTool({ name: RESEARCH, arguments: { topic: 'x' } }))).toMatchObject({ code: -32601, message: expect.stringContaining('must be called as a task') });
+    expect(await rpcFailure(client.request({ method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'hi' }, task: {} } }, CallToolResultSchema))).toMatchObject({
       code: -32601,
       message: expect.stringContaining('cannot be called as a task'),
     });
